@@ -1,0 +1,57 @@
+// Package crawlkit is a software development kit for web crawlers, search
+// indexes and connectivity servers, built after the Mercator architecture
+// (Heydon and Najork) as "Introduction to Information Retrieval" (Manning,
+// Raghavan, Schütze), chapter 20, teaches it.
+//
+// Every stage of a crawl is an independent package with a small interface and
+// a strong default implementation, so a program can import only what it
+// needs — a robots.txt checker, a compressed web-graph reader — or swap one
+// stage for its own while keeping the others. This root package assembles
+// the stages into a complete crawler.
+//
+// # The crawl loop
+//
+// The loop is the book's Figure 20.1. A worker goroutine takes a URL from
+// the frontier, which hands out a URL only when its host may be contacted
+// again (one connection per host at a time; the next contact waits k times
+// the duration of the last fetch, k = 10 as in Mercator). Immediately before
+// fetching, the worker checks the host's robots.txt rules — never at enqueue
+// time, because rules change while URLs wait. It resolves the host through
+// the crawler's own caching DNS resolver, fetches the page with bounded
+// size and time, and parses it into text and links. The "content seen?"
+// test drops pages whose text was already fetched at another URL (exact
+// fingerprints, and MinHash for near-duplicates). Each extracted link is
+// normalised, passed through the URL filters (schemes, domains, spider-trap
+// guards), and through the "URL seen?" test; the links that survive are
+// added to the frontier, whose prioritizer chooses their front queue. The
+// text feeds an inverted index and the links a web graph; a housekeeping
+// goroutine reports progress, decides termination and checkpoints. In a
+// cluster (Figure 20.2), a host splitter after the URL filter sends each URL
+// to the node that owns its host.
+//
+// # Packages
+//
+//   - urlnorm: relative-link resolution (RFC 3986 §5), the canonical form
+//     used as the duplicate-URL key, host keys (host, registrable domain,
+//     host-reversed order).
+//   - fetch: the Fetcher and Parser interfaces, the HTTP fetcher with its
+//     limits and private-address guard, the HTML and sitemap parsers.
+//   - fetch/fetchtest: a simulated web of many virtual hosts on one loopback
+//     listener, with ground truth and a request log, for tests and demos.
+//   - dns: the Resolver interface and a caching resolver with retries and
+//     prefetch; dns/dnstest: an in-process DNS server for tests.
+//   - robots: the Robots Exclusion Protocol (RFC 9309) and a per-host cache.
+//   - frontier: the Mercator URL frontier (front queues for priority, back
+//     queues for politeness, a heap of next-contact times), prioritizers,
+//     URL filters; frontier/frontiertest: the conformance suite.
+//   - dedup and shingle: "URL seen?" and "content seen?" with fingerprints,
+//     shingling, MinHash and locality-sensitive hashing.
+//   - index: an inverted index with BM25, distributed by documents or by
+//     terms.
+//   - webgraph: the Boldi–Vigna compressed graph, file-compatible with Java
+//     WebGraph, behind a connectivity-server interface.
+//
+// The commands under examples/ run these packages: examples/simweb serves a
+// simulated web and its DNS server on loopback ports so any crawler can be
+// measured against the same web.
+package crawlkit
