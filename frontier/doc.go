@@ -1,0 +1,67 @@
+// Package frontier is the URL frontier of the Mercator crawler (IIR
+// §20.2.3, Figures 20.3 and 20.4): it holds the URLs still to be fetched
+// and hands them to crawl workers so that high-priority pages come first
+// and no host is contacted too often.
+//
+// # Frontier
+//
+// A Frontier has three methods: Add queues URLs, Next blocks until some
+// politeness key (host by default) may be contacted and leases its next
+// URL, Done reports the fetch and makes the key eligible again after the
+// politeness gap, now + max(MinDelay, K × fetch time, Crawl-delay,
+// Retry-After) capped by MaxDelay, K = 10 by default. Optional
+// capabilities are separate interfaces: Checkpointer, Poller, Stater.
+//
+//	f, _ := frontier.NewMercator(frontier.Options{Workers: 64})
+//	defer f.Close()
+//	f.Add(ctx, frontier.URL{URL: "https://example.com/"})
+//	for {
+//		l, err := f.Next(ctx)
+//		if err != nil {
+//			return err
+//		}
+//		start := time.Now()
+//		page, err := fetch(ctx, l.URL.URL)
+//		f.Done(l, frontier.Result{Duration: time.Since(start), Err: err})
+//		f.Add(ctx, links(page)...)
+//	}
+//
+// # Implementations
+//
+// Mercator is the book's design: F front queues filled by a Prioritizer,
+// a biased random front queue selector, B back queues (3 × workers) of one
+// host each, the host → back queue table and a heap of back queues keyed
+// by the earliest contact time. FIFO is the baseline the book warns about:
+// one queue with per-host politeness, which stalls when links are local.
+// Both keep their queues in a Store: MemStore by default, or the Pebble
+// store of package frontier/diskq, which keeps only queue heads and tails
+// in memory. Package frontier/frontiertest holds the conformance suite.
+//
+// # Prioritizers
+//
+// Depth (breadth first), OPIC (on-line page importance, Abiteboul et al.),
+// ChangeRate (revisits by estimated change rate × quality, with the Cho and
+// Garcia-Molina estimator EstimateChangeRate) and Rules (e.g. news hosts
+// first); PrioritizerFunc adapts a function.
+//
+// # Continuous crawling
+//
+// A Result with a Revisit time sends the URL back at that time with its
+// History (fetches, changes seen through the content Fingerprint) updated;
+// the Options.Revisit prioritizer places it. The lease of a revisit carries
+// the previous Fingerprint, so the crawler can retire it from its
+// content-seen set when the page changed.
+//
+// # URL filters
+//
+// URLFilter decides what enters the frontier; Chain combines filters.
+// Provided: Schemes, Domains, Patterns, MaxLength, MaxPathDepth,
+// RepeatedSegments, MaxQueryParams, Extensions, HostBudget. A rejection
+// is a *Rejection with a Reason to count.
+//
+// # Checkpoints
+//
+// Checkpoint writes every queued, leased and scheduled URL; Restore adds
+// them to a new frontier, so leased URLs that were never Done are crawled
+// again and nothing is lost or doubled.
+package frontier

@@ -1,0 +1,335 @@
+package frontier
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// URLFilter decides whether a link may enter the frontier (the "URL
+// filter" box of IIR Figure 20.1). Filter returns nil to accept and a
+// *Rejection to refuse. Implementations must be safe for concurrent use.
+type URLFilter interface {
+	Filter(u *url.URL) error
+}
+
+// FilterFunc adapts a function to URLFilter.
+type FilterFunc func(u *url.URL) error
+
+// Filter calls f(u).
+func (f FilterFunc) Filter(u *url.URL) error { return f(u) }
+
+// Chain applies filters in order and returns the first rejection. Put
+// stateful filters such as HostBudget last, so they only count URLs the
+// others accept. The zero Chain accepts everything.
+type Chain []URLFilter
+
+// Filter implements URLFilter.
+func (c Chain) Filter(u *url.URL) error {
+	for _, f := range c {
+		if err := f.Filter(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reason classifies a rejection so the crawler can count them.
+type Reason uint8
+
+// Rejection reasons.
+const (
+	ReasonOther Reason = iota
+	ReasonScheme
+	ReasonDomain
+	ReasonPattern
+	ReasonLength
+	ReasonPathDepth
+	ReasonRepeatedSegment
+	ReasonQueryParams
+	ReasonHostBudget
+	ReasonExtension
+	numReasons
+)
+
+var reasonNames = [numReasons]string{"other", "scheme", "domain", "pattern", "length", "path-depth", "repeated-segment", "query-params", "host-budget", "extension"}
+
+// String returns a short lowercase name such as "repeated-segment".
+func (r Reason) String() string {
+	if r < numReasons {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("reason(%d)", uint8(r))
+}
+
+// ErrRejected is the sentinel every Rejection unwraps to.
+var ErrRejected = errors.New("frontier: url rejected")
+
+// Rejection is the error a URLFilter returns: why URL was refused.
+type Rejection struct {
+	Reason Reason
+	URL    string
+	Detail string
+}
+
+func (e *Rejection) Error() string {
+	return fmt.Sprintf("frontier: url %q rejected (%s): %s", e.URL, e.Reason, e.Detail)
+}
+
+// Unwrap returns ErrRejected.
+func (e *Rejection) Unwrap() error { return ErrRejected }
+
+// ReasonOf returns the reason of a rejection error, and false when err is
+// not a *Rejection.
+func ReasonOf(err error) (Reason, bool) {
+	var r *Rejection
+	if errors.As(err, &r) {
+		return r.Reason, true
+	}
+	return 0, false
+}
+
+func reject(r Reason, u *url.URL, format string, args ...any) error {
+	return &Rejection{Reason: r, URL: u.String(), Detail: fmt.Sprintf(format, args...)}
+}
+
+// Defaults of the filters built by DefaultFilters.
+const (
+	DefaultMaxLength        = 2048
+	DefaultMaxPathDepth     = 16
+	DefaultRepeatedSegments = 3
+	DefaultMaxQueryParams   = 8
+)
+
+// DefaultFilters returns the chain a crawler starts from: http and https
+// only, URLs of at most 2,048 bytes, path depth ≤ 16, no path segment
+// seen 3 times, ≤ 8 query parameters, no non-page file extension.
+func DefaultFilters() Chain {
+	return Chain{
+		Schemes("http", "https"),
+		MaxLength(DefaultMaxLength),
+		MaxPathDepth(DefaultMaxPathDepth),
+		RepeatedSegments(DefaultRepeatedSegments),
+		MaxQueryParams(DefaultMaxQueryParams),
+		Extensions(nil),
+	}
+}
+
+// Schemes accepts only URLs whose scheme is one of schemes (case
+// insensitive).
+func Schemes(schemes ...string) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		for _, s := range schemes {
+			if strings.EqualFold(u.Scheme, s) {
+				return nil
+			}
+		}
+		return reject(ReasonScheme, u, "scheme %q", u.Scheme)
+	})
+}
+
+// Domains accepts a URL whose host is one of include or a subdomain of one
+// (when include is not empty) and neither one of exclude nor a subdomain
+// of one. O(len(include) + len(exclude)).
+func Domains(include, exclude []string) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		h := u.Hostname()
+		for _, s := range exclude {
+			if hasDomainSuffix(h, s) {
+				return reject(ReasonDomain, u, "host %q under excluded %q", h, s)
+			}
+		}
+		if len(include) == 0 {
+			return nil
+		}
+		for _, s := range include {
+			if hasDomainSuffix(h, s) {
+				return nil
+			}
+		}
+		return reject(ReasonDomain, u, "host %q outside the included domains", h)
+	})
+}
+
+// Patterns accepts a URL matching at least one of include (when not
+// empty) and none of exclude.
+func Patterns(include, exclude []*regexp.Regexp) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		s := u.String()
+		for _, re := range exclude {
+			if re.MatchString(s) {
+				return reject(ReasonPattern, u, "matches excluded %s", re)
+			}
+		}
+		if len(include) == 0 {
+			return nil
+		}
+		for _, re := range include {
+			if re.MatchString(s) {
+				return nil
+			}
+		}
+		return reject(ReasonPattern, u, "matches no included pattern")
+	})
+}
+
+// MaxLength refuses URLs longer than n bytes in their String form.
+func MaxLength(n int) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		if l := len(u.String()); l > n {
+			return &Rejection{Reason: ReasonLength, URL: u.String()[:n] + "...", Detail: fmt.Sprintf("%d bytes > %d", l, n)}
+		}
+		return nil
+	})
+}
+
+// segments calls f for each non-empty path segment of u.
+func segments(u *url.URL, f func(string) bool) {
+	p := u.EscapedPath()
+	for p != "" {
+		i := strings.IndexByte(p, '/')
+		var s string
+		if i < 0 {
+			s, p = p, ""
+		} else {
+			s, p = p[:i], p[i+1:]
+		}
+		if s != "" && !f(s) {
+			return
+		}
+	}
+}
+
+// MaxPathDepth refuses URLs with more than n non-empty path segments.
+func MaxPathDepth(n int) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		d := 0
+		segments(u, func(string) bool { d++; return true })
+		if d > n {
+			return reject(ReasonPathDepth, u, "path depth %d > %d", d, n)
+		}
+		return nil
+	})
+}
+
+// RepeatedSegments refuses URLs in which one path segment occurs n times
+// or more (/a/b/a/b/a/...): the signature of relative-link spider traps.
+func RepeatedSegments(n int) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		var seen []string
+		var counts []int
+		var bad string
+		segments(u, func(s string) bool {
+			for i, t := range seen {
+				if t == s {
+					counts[i]++
+					if counts[i] >= n {
+						bad = s
+						return false
+					}
+					return true
+				}
+			}
+			seen = append(seen, s)
+			counts = append(counts, 1)
+			if n <= 1 {
+				bad = s
+				return false
+			}
+			return true
+		})
+		if bad != "" {
+			return reject(ReasonRepeatedSegment, u, "segment %q seen %d times", bad, n)
+		}
+		return nil
+	})
+}
+
+// MaxQueryParams refuses URLs with more than n query parameters.
+func MaxQueryParams(n int) URLFilter {
+	return FilterFunc(func(u *url.URL) error {
+		if u.RawQuery == "" {
+			return nil
+		}
+		c := 0
+		for p := range strings.SplitSeq(u.RawQuery, "&") {
+			if p != "" {
+				c++
+			}
+		}
+		if c > n {
+			return reject(ReasonQueryParams, u, "%d query parameters > %d", c, n)
+		}
+		return nil
+	})
+}
+
+// NonPageExtensions are the file extensions Extensions(nil) refuses:
+// images, media, archives, binaries, style sheets and scripts.
+var NonPageExtensions = []string{
+	".7z", ".apk", ".avi", ".bin", ".bmp", ".bz2", ".css", ".dmg", ".doc", ".docx",
+	".eot", ".exe", ".flac", ".flv", ".gif", ".gz", ".ico", ".iso", ".jar", ".jpeg",
+	".jpg", ".js", ".m4a", ".m4v", ".mkv", ".mov", ".mp3", ".mp4", ".mpeg", ".mpg",
+	".msi", ".ogg", ".otf", ".png", ".ppt", ".pptx", ".rar", ".svg", ".tar", ".tgz",
+	".tif", ".tiff", ".ttf", ".wav", ".webm", ".webp", ".wmv", ".woff", ".woff2",
+	".xls", ".xlsx", ".xz", ".zip",
+}
+
+// Extensions refuses URLs whose last path segment ends with one of exts
+// (case insensitive, with the dot); nil means NonPageExtensions.
+func Extensions(exts []string) URLFilter {
+	if exts == nil {
+		exts = NonPageExtensions
+	}
+	set := make(map[string]bool, len(exts))
+	for _, e := range exts {
+		set[strings.ToLower(e)] = true
+	}
+	return FilterFunc(func(u *url.URL) error {
+		e := strings.ToLower(path.Ext(u.Path))
+		if e != "" && set[e] {
+			return reject(ReasonExtension, u, "extension %q", e)
+		}
+		return nil
+	})
+}
+
+// HostBudget accepts at most Max URLs per host (u.Hostname(), lower
+// case) and refuses the rest: it bounds what one host, trap or not, can
+// cost the crawl. It counts every URL it accepts, so put it last in a
+// Chain. Safe for concurrent use; 1 map entry per host.
+type HostBudget struct {
+	Max int
+
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// NewHostBudget returns a HostBudget of max URLs per host.
+func NewHostBudget(max int) *HostBudget { return &HostBudget{Max: max} }
+
+// Filter implements URLFilter.
+func (b *HostBudget) Filter(u *url.URL) error {
+	h := strings.ToLower(u.Hostname())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.counts == nil {
+		b.counts = make(map[string]int)
+	}
+	if b.counts[h] >= b.Max {
+		return reject(ReasonHostBudget, u, "host %q spent its %d URLs", h, b.Max)
+	}
+	b.counts[h]++
+	return nil
+}
+
+// Count returns the number of URLs accepted for host.
+func (b *HostBudget) Count(host string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.counts[strings.ToLower(host)]
+}

@@ -1,0 +1,653 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Options configures NewMercator and NewFIFO. The zero value is usable;
+// each field documents its default. Fields that only apply to Mercator say
+// so.
+type Options struct {
+	// FrontQueues is F, the number of priority levels (Mercator only).
+	// Default 8.
+	FrontQueues int
+	// Workers is the number of crawl threads expected; it sizes
+	// BackQueues. Default 16.
+	Workers int
+	// BackQueues is B (Mercator only). Default 3 × Workers, Mercator's rule.
+	BackQueues int
+	// Prioritizer maps an added URL to a front queue (Mercator only).
+	// Default Depth{} (breadth first).
+	Prioritizer Prioritizer
+	// Revisit maps a revisit that became due to a front queue (Mercator
+	// only). Default ChangeRate{}.
+	Revisit Prioritizer
+	// Weights are the biased front queue selector's weights, one per front
+	// queue, lowest priority first (Mercator only). A front queue is picked
+	// at random among the non-empty ones with probability proportional to
+	// its weight. Default: queue i weighs i+1.
+	Weights []float64
+	// Seed seeds the front queue selector, so a run can be repeated.
+	// Default 0 (a fixed seed).
+	Seed uint64
+	// Politeness is the gap policy. Defaults: K 10, MinDelay 0, MaxDelay 1h.
+	Politeness
+	// Clock is the source of time. Default SystemClock{}.
+	Clock Clock
+	// Store holds the queues; the frontier owns it and closes it on
+	// Close. Default NewMemStore(). Queues already in the store (a store
+	// reopened from disk) are taken over: URLs in back queues or beyond go
+	// back to their front queue.
+	Store Store
+}
+
+func (o *Options) ensureDefaults() {
+	if o.FrontQueues <= 0 {
+		o.FrontQueues = 8
+	}
+	if o.Workers <= 0 {
+		o.Workers = 16
+	}
+	if o.BackQueues <= 0 {
+		o.BackQueues = 3 * o.Workers
+	}
+	if o.Prioritizer == nil {
+		o.Prioritizer = Depth{}
+	}
+	if o.Revisit == nil {
+		o.Revisit = ChangeRate{}
+	}
+	if len(o.Weights) != o.FrontQueues {
+		w := make([]float64, o.FrontQueues)
+		for i := range w {
+			w[i] = float64(i + 1)
+			if i < len(o.Weights) && o.Weights[i] > 0 {
+				w[i] = o.Weights[i]
+			}
+		}
+		o.Weights = w
+	}
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Store == nil {
+		o.Store = NewMemStore()
+	}
+}
+
+// backQ is one back queue: the host it serves, the earliest time te it may
+// be contacted again, its position in the heap and its outstanding lease.
+type backQ struct {
+	key   string
+	te    int64
+	hidx  int32 // index in heap, -1 when absent
+	lease *Lease
+}
+
+// Mercator is the URL frontier of IIR Figure 20.3: F front FIFO queues fed
+// by a Prioritizer, a biased front queue selector, B back FIFO queues each
+// holding the URLs of one host, the host → back queue table T (Figure
+// 20.4) and a heap of back queues keyed by the earliest contact time te.
+//
+// Next takes the heap root, waits until its te and leases the head URL of
+// its back queue; the queue leaves the heap until Done, so one key has at
+// most one lease. Done puts it back with te = now + Politeness.Gap; if the
+// back queue is empty it is refilled from the front queues exactly as the
+// book says: a front URL whose host already has a back queue is appended
+// there and the refill goes on until a URL of a new host fills the empty
+// queue. Two departures, both needed once the front queues can run dry: a
+// back queue left empty waits idle and is refilled by the next Add, and a
+// host that leaves the back queues keeps its te in a small table so it is
+// not contacted early when it comes back.
+//
+// Costs: Add O(1) plus the prioritizer; Next and Done O(log B) plus the
+// refill, which moves URLs of hosts already in the back queues and is O(1)
+// amortized per URL. With the default store a queued URL costs its URL
+// string plus about 80 bytes (plus its Key if that is not a substring of
+// URL). Safe for concurrent use.
+type Mercator struct {
+	mu      sync.Mutex
+	o       Options
+	f, b    int
+	store   Store
+	clock   Clock
+	rng     *rand.Rand
+	back    []backQ
+	table   map[string]int32
+	heap    []int32
+	idle    []int32
+	retired map[string]int64
+	sweepAt int
+	wake    chan struct{}
+	closed  bool
+	queued  int
+	leased  int
+	stats   Stats
+	one     [1]URL
+	dueBuf  []URL
+}
+
+var (
+	_ Frontier     = (*Mercator)(nil)
+	_ Checkpointer = (*Mercator)(nil)
+	_ Poller       = (*Mercator)(nil)
+	_ Stater       = (*Mercator)(nil)
+	_ io.Closer    = (*Mercator)(nil)
+)
+
+// NewMercator returns a Mercator frontier. It fails only when a
+// persistent Store cannot be read.
+func NewMercator(o Options) (*Mercator, error) {
+	o.ensureDefaults()
+	m := &Mercator{
+		o: o, f: o.FrontQueues, b: o.BackQueues, store: o.Store, clock: o.Clock,
+		rng:     rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
+		back:    make([]backQ, o.BackQueues),
+		table:   make(map[string]int32),
+		retired: make(map[string]int64),
+		sweepAt: 1024,
+	}
+	for j := m.b - 1; j >= 0; j-- {
+		m.back[j].hidx = -1
+		m.idle = append(m.idle, int32(j))
+	}
+	// Take over a reopened store: everything beyond the front queues goes
+	// back to its front queue, since the table T is not persisted.
+	for q := 0; q < m.store.Queues(); q++ {
+		n := m.store.Len(q)
+		m.queued += n
+		if q < m.f {
+			continue
+		}
+		for range n {
+			u, ok, err := m.store.Pop(q)
+			if err != nil {
+				return nil, &Error{Op: "open", Err: err}
+			}
+			if !ok {
+				break
+			}
+			u.Priority = m.clamp(u.Priority)
+			m.one[0] = u
+			if err := m.store.Push(u.Priority, m.one[:]...); err != nil {
+				return nil, &Error{Op: "open", Err: err}
+			}
+		}
+	}
+	if err := m.fillIdle(m.clock.Now()); err != nil {
+		return nil, &Error{Op: "open", Err: err}
+	}
+	return m, nil
+}
+
+func (m *Mercator) clamp(p int) int { return min(max(p, 0), m.f-1) }
+
+// Add implements Frontier: each URL is prioritized and appended to its
+// front queue, or deferred when its Due lies ahead. Idle back queues are
+// refilled at once.
+func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	now := m.clock.Now()
+	for i := range urls {
+		u := urls[i]
+		if u.URL == "" {
+			return &Error{Op: "add", Err: errEmptyURL}
+		}
+		if u.Key == "" {
+			u.Key = HostKey(u.URL)
+		}
+		m.stats.Added++
+		if u.Due.After(now) {
+			if err := m.store.Defer(u); err != nil {
+				return &Error{Op: "add", URL: u.URL, Err: err}
+			}
+			continue
+		}
+		u.Priority = m.clamp(m.o.Prioritizer.Priority(&u, m.f))
+		m.one[0] = u
+		if err := m.store.Push(u.Priority, m.one[:]...); err != nil {
+			return &Error{Op: "add", URL: u.URL, Err: err}
+		}
+		m.queued++
+	}
+	m.one[0] = URL{}
+	err := m.fillIdle(now)
+	m.broadcast()
+	if err != nil {
+		return &Error{Op: "add", Err: err}
+	}
+	return nil
+}
+
+var errEmptyURL = errors.New("frontier: empty URL")
+
+// Next implements Frontier.
+func (m *Mercator) Next(ctx context.Context) (*Lease, error) {
+	return next(ctx, m.clock, &m.mu, &m.wake, m.poll)
+}
+
+// next is the blocking loop shared by the frontiers: poll under mu, and
+// when nothing is ready sleep until the ready time, a broadcast on *wake,
+// or the end of ctx.
+func next(ctx context.Context, clock Clock, mu *sync.Mutex, wake *chan struct{}, poll func() (*Lease, time.Time, error)) (*Lease, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		l, ready, err := poll()
+		if l != nil || err != nil {
+			mu.Unlock()
+			return l, err
+		}
+		if *wake == nil {
+			*wake = make(chan struct{})
+		}
+		w := *wake
+		now := clock.Now()
+		mu.Unlock()
+		var t Timer
+		var tc <-chan time.Time
+		if !ready.IsZero() {
+			t = clock.NewTimer(ready.Sub(now))
+			tc = t.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-w:
+		case <-tc:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// Poll implements Poller.
+func (m *Mercator) Poll() (*Lease, time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.poll()
+}
+
+func (m *Mercator) poll() (*Lease, time.Time, error) {
+	if m.closed {
+		return nil, time.Time{}, ErrClosed
+	}
+	now := m.clock.Now()
+	if err := m.releaseDue(now); err != nil {
+		return nil, time.Time{}, &Error{Op: "next", Err: err}
+	}
+	var ready time.Time
+	if len(m.heap) > 0 {
+		j := m.heap[0]
+		b := &m.back[j]
+		if b.te <= now.UnixNano() {
+			m.heapPop()
+			u, ok, err := m.store.Pop(m.f + int(j))
+			if err != nil {
+				return nil, time.Time{}, &Error{Op: "next", Err: err}
+			}
+			if !ok {
+				return nil, time.Time{}, &Error{Op: "next", Err: errors.New("frontier: back queue in heap is empty")}
+			}
+			l := &Lease{URL: u, Time: now, q: j, owner: m}
+			b.lease = l
+			m.queued--
+			m.leased++
+			m.stats.Leases++
+			return l, time.Time{}, nil
+		}
+		ready = time.Unix(0, b.te)
+	}
+	if d, ok := m.store.NextDue(); ok && (ready.IsZero() || d.Before(ready)) {
+		ready = d
+	}
+	return nil, ready, nil
+}
+
+// releaseDue moves revisits that became due into the front queues.
+func (m *Mercator) releaseDue(now time.Time) error {
+	for m.store.Deferred() > 0 {
+		d, ok := m.store.NextDue()
+		if !ok || d.After(now) {
+			return nil
+		}
+		var err error
+		m.dueBuf, err = m.store.Due(now, 256, m.dueBuf[:0])
+		if err != nil {
+			return err
+		}
+		for i := range m.dueBuf {
+			u := &m.dueBuf[i]
+			u.Priority = m.clamp(m.o.Revisit.Priority(u, m.f))
+			if err := m.store.Push(u.Priority, m.dueBuf[i:i+1]...); err != nil {
+				return err
+			}
+			m.queued++
+		}
+		clear(m.dueBuf)
+		if err := m.fillIdle(now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Done implements Frontier.
+func (m *Mercator) Done(l *Lease, r Result) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	if l == nil || l.owner != m || int(l.q) >= m.b || l.q < 0 || m.back[l.q].lease != l {
+		return ErrUnknownLease
+	}
+	j := l.q
+	b := &m.back[j]
+	b.lease = nil
+	l.owner = nil
+	m.leased--
+	if r.Err != nil {
+		m.stats.Errors++
+	}
+	now := m.clock.Now()
+	te := now.Add(m.o.Gap(r)).UnixNano()
+	if !r.Revisit.IsZero() {
+		u := revisit(l.URL, r, now)
+		if err := m.store.Defer(u); err != nil {
+			return &Error{Op: "done", URL: u.URL, Err: err}
+		}
+	}
+	if m.store.Len(m.f+int(j)) > 0 {
+		b.te = te
+		m.heapPush(j)
+		m.broadcast()
+		return nil
+	}
+	// The back queue is empty: its host leaves T, and the queue is refilled
+	// from the front queues (IIR §20.2.3).
+	delete(m.table, b.key)
+	m.retire(b.key, te, now)
+	b.key = ""
+	if err := m.refill(j); err != nil {
+		return &Error{Op: "done", Err: err}
+	}
+	if m.store.Len(m.f+int(j)) > 0 {
+		m.activate(j, now)
+	} else {
+		m.idle = append(m.idle, j)
+	}
+	m.broadcast()
+	return nil
+}
+
+// revisit returns the lease's URL updated with the fetch outcome, due at
+// r.Revisit.
+func revisit(u URL, r Result, now time.Time) URL {
+	h := &u.History
+	if h.Fetches > 0 && r.Fingerprint != u.Fingerprint {
+		h.Changes++
+	}
+	h.Fetches++
+	if h.First.IsZero() {
+		h.First = now
+	}
+	h.Last = now
+	u.Fingerprint = r.Fingerprint
+	u.Due = r.Revisit
+	return u
+}
+
+// retire remembers the te of a host that leaves the back queues, so that
+// it is not contacted early if it comes back; expired entries are swept
+// when the table doubles.
+func (m *Mercator) retire(key string, te int64, now time.Time) {
+	if te <= now.UnixNano() {
+		return
+	}
+	m.retired[key] = te
+	if len(m.retired) >= m.sweepAt {
+		n := now.UnixNano()
+		for k, t := range m.retired {
+			if t <= n {
+				delete(m.retired, k)
+			}
+		}
+		m.sweepAt = max(1024, 2*len(m.retired))
+	}
+}
+
+// pickFront is the biased front queue selector: a random non-empty front
+// queue, chosen with probability proportional to its weight; -1 if all are
+// empty. O(F).
+func (m *Mercator) pickFront() int {
+	total := 0.0
+	last := -1
+	for q := 0; q < m.f; q++ {
+		if m.store.Len(q) > 0 {
+			total += m.o.Weights[q]
+			last = q
+		}
+	}
+	if last < 0 {
+		return -1
+	}
+	r := m.rng.Float64() * total
+	for q := 0; q < m.f; q++ {
+		if m.store.Len(q) > 0 {
+			r -= m.o.Weights[q]
+			if r < 0 {
+				return q
+			}
+		}
+	}
+	return last
+}
+
+// refill fills the empty back queue j from the front queues: a URL whose
+// host already has a back queue goes there and we reach back for another,
+// until a URL of a new host lands in j or the front queues run dry.
+func (m *Mercator) refill(j int32) error {
+	for {
+		q := m.pickFront()
+		if q < 0 {
+			return nil
+		}
+		v, ok, err := m.store.Pop(q)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		m.one[0] = v
+		if k, ok := m.table[v.Key]; ok {
+			err = m.store.Push(m.f+int(k), m.one[:]...)
+			m.one[0] = URL{}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		m.table[v.Key] = j
+		m.back[j].key = v.Key
+		err = m.store.Push(m.f+int(j), m.one[:]...)
+		m.one[0] = URL{}
+		return err
+	}
+}
+
+// activate puts the freshly refilled back queue j into the heap, at the
+// later of now and its host's remembered te.
+func (m *Mercator) activate(j int32, now time.Time) {
+	b := &m.back[j]
+	b.te = now.UnixNano()
+	if t, ok := m.retired[b.key]; ok {
+		b.te = max(b.te, t)
+		delete(m.retired, b.key)
+	}
+	m.heapPush(j)
+}
+
+// fillIdle refills idle back queues while the front queues hold URLs.
+func (m *Mercator) fillIdle(now time.Time) error {
+	for len(m.idle) > 0 && m.pickFront() >= 0 {
+		j := m.idle[len(m.idle)-1]
+		m.idle = m.idle[:len(m.idle)-1]
+		if err := m.refill(j); err != nil {
+			m.idle = append(m.idle, j)
+			return err
+		}
+		if m.store.Len(m.f+int(j)) == 0 {
+			m.idle = append(m.idle, j)
+			return nil
+		}
+		m.activate(j, now)
+	}
+	return nil
+}
+
+func (m *Mercator) broadcast() {
+	if m.wake != nil {
+		close(m.wake)
+		m.wake = nil
+	}
+}
+
+// Stats implements Stater. O(1).
+func (m *Mercator) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.stats
+	s.Queued = m.queued
+	s.Leased = m.leased
+	s.Waiting = m.store.Deferred()
+	s.Keys = len(m.table)
+	return s
+}
+
+// Checkpoint implements Checkpointer: it writes every queued URL, every
+// outstanding lease's URL and every scheduled revisit to w in the format
+// Restore reads. It holds the frontier's lock while writing: O(n).
+func (m *Mercator) Checkpoint(w io.Writer) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	cw := NewCheckpointWriter(w)
+	err := m.store.Scan(func(u URL) bool { return cw.Write(&u) == nil })
+	if err == nil {
+		for j := range m.back {
+			if l := m.back[j].lease; l != nil {
+				if err = cw.Write(&l.URL); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err == nil {
+		err = cw.Close()
+	}
+	if err == nil {
+		err = cw.Err()
+	}
+	if err != nil {
+		return &Error{Op: "checkpoint", Err: err}
+	}
+	return nil
+}
+
+// Close stops the frontier: blocked and later calls return ErrClosed.
+// URLs still leased go back to their front queue, so a persistent Store
+// keeps them, and the Store is closed.
+func (m *Mercator) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	m.closed = true
+	m.broadcast()
+	var err error
+	for j := range m.back {
+		if l := m.back[j].lease; l != nil {
+			m.back[j].lease = nil
+			m.one[0] = l.URL
+			err = errors.Join(err, m.store.Push(m.clamp(l.URL.Priority), m.one[:]...))
+		}
+	}
+	m.one[0] = URL{}
+	return errors.Join(err, m.store.Close())
+}
+
+// The timing heap: back queue numbers ordered by te (container/heap's
+// algorithm on a typed slice, to avoid interface boxing).
+
+func (m *Mercator) less(a, b int) bool { return m.back[m.heap[a]].te < m.back[m.heap[b]].te }
+
+func (m *Mercator) swap(a, b int) {
+	h := m.heap
+	h[a], h[b] = h[b], h[a]
+	m.back[h[a]].hidx = int32(a)
+	m.back[h[b]].hidx = int32(b)
+}
+
+func (m *Mercator) heapPush(j int32) {
+	m.heap = append(m.heap, j)
+	m.back[j].hidx = int32(len(m.heap) - 1)
+	m.up(len(m.heap) - 1)
+}
+
+func (m *Mercator) heapPop() int32 {
+	n := len(m.heap) - 1
+	m.swap(0, n)
+	m.down(0, n)
+	j := m.heap[n]
+	m.heap = m.heap[:n]
+	m.back[j].hidx = -1
+	return j
+}
+
+func (m *Mercator) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !m.less(i, p) {
+			break
+		}
+		m.swap(i, p)
+		i = p
+	}
+}
+
+func (m *Mercator) down(i, n int) {
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && m.less(r, l) {
+			c = r
+		}
+		if !m.less(c, i) {
+			return
+		}
+		m.swap(i, c)
+		i = c
+	}
+}

@@ -1,0 +1,266 @@
+package frontier
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Store holds the FIFO queues and the scheduled revisits behind a frontier.
+// Queue numbers are small non-negative integers (Mercator uses 0..F-1 for
+// the front queues and F..F+B-1 for the back queues). The frontier calls a
+// Store with its own lock held, so implementations need not be safe for
+// concurrent use.
+//
+// NewMemStore is the default; package frontier/diskq keeps the queues in
+// Pebble with only their heads and tails in memory.
+type Store interface {
+	// Push appends us to the tail of queue q.
+	Push(q int, us ...URL) error
+	// Pop removes the head of queue q; ok is false when q is empty.
+	Pop(q int) (u URL, ok bool, err error)
+	// Len returns the number of URLs in queue q. O(1).
+	Len(q int) int
+	// Queues returns one more than the highest queue number ever pushed to
+	// (including queues found on disk at open).
+	Queues() int
+	// Defer holds us until their Due time.
+	Defer(us ...URL) error
+	// Due removes and appends to dst the deferred URLs with Due ≤ now, at
+	// most max of them, earliest first.
+	Due(now time.Time, max int, dst []URL) ([]URL, error)
+	// NextDue returns the earliest Due of the deferred URLs; ok is false
+	// when there are none.
+	NextDue() (t time.Time, ok bool)
+	// Deferred returns the number of deferred URLs. O(1).
+	Deferred() int
+	// Scan calls yield for every URL held, queued or deferred, until yield
+	// returns false.
+	Scan(yield func(URL) bool) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// item is the packed form of a URL in the in-memory store: 80 bytes on
+// 64-bit platforms plus the strings' bytes.
+type item struct {
+	url, key         string
+	fp               uint64
+	first, last, due int64
+	fetches, changes uint32
+	depth, prio      int32
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+func pack(u *URL) item {
+	return item{
+		url: u.URL, key: u.Key, fp: u.Fingerprint,
+		first: unixNano(u.History.First), last: unixNano(u.History.Last), due: unixNano(u.Due),
+		fetches: u.History.Fetches, changes: u.History.Changes,
+		depth: int32(u.Depth), prio: int32(u.Priority),
+	}
+}
+
+func (it *item) unpack() URL {
+	return URL{
+		URL: it.url, Key: it.key, Fingerprint: it.fp,
+		History: History{Fetches: it.fetches, Changes: it.changes, First: fromUnixNano(it.first), Last: fromUnixNano(it.last)},
+		Due:     fromUnixNano(it.due),
+		Depth:   int(it.depth), Priority: int(it.prio),
+	}
+}
+
+const chunkSize = 64
+
+type chunk struct {
+	items [chunkSize]item
+	next  *chunk
+}
+
+// fifo is a queue of fixed-size chunks: no copying on growth and at most
+// one partly used chunk at each end, so memory stays within a chunk of the
+// content.
+type fifo struct {
+	head, tail *chunk
+	hi, ti     int // next pop index in head, next push index in tail
+	n          int
+}
+
+// MemStore is the in-memory Store: chunked FIFO queues and a binary heap
+// of deferred URLs. Push and Pop are O(1) without allocation in steady
+// state; Defer and Due are O(log n). Not safe for concurrent use (the
+// frontier serializes calls).
+type MemStore struct {
+	queues []fifo
+	free   *chunk
+	nfree  int
+	defer_ deferHeap
+}
+
+// NewMemStore returns an empty in-memory Store.
+func NewMemStore() *MemStore { return &MemStore{} }
+
+var _ Store = (*MemStore)(nil)
+
+func (s *MemStore) queue(q int) *fifo {
+	if q >= len(s.queues) {
+		s.queues = append(s.queues, make([]fifo, q+1-len(s.queues))...)
+	}
+	return &s.queues[q]
+}
+
+func (s *MemStore) newChunk() *chunk {
+	if c := s.free; c != nil {
+		s.free = c.next
+		s.nfree--
+		c.next = nil
+		return c
+	}
+	return new(chunk)
+}
+
+func (s *MemStore) release(c *chunk) {
+	if s.nfree >= 64 {
+		return
+	}
+	c.next = s.free
+	s.free = c
+	s.nfree++
+}
+
+// Push implements Store.
+func (s *MemStore) Push(q int, us ...URL) error {
+	f := s.queue(q)
+	for i := range us {
+		if f.tail == nil {
+			c := s.newChunk()
+			f.head, f.tail, f.hi, f.ti = c, c, 0, 0
+		} else if f.ti == chunkSize {
+			c := s.newChunk()
+			f.tail.next = c
+			f.tail, f.ti = c, 0
+		}
+		f.tail.items[f.ti] = pack(&us[i])
+		f.ti++
+		f.n++
+	}
+	return nil
+}
+
+// Pop implements Store.
+func (s *MemStore) Pop(q int) (URL, bool, error) {
+	if q >= len(s.queues) || s.queues[q].n == 0 {
+		return URL{}, false, nil
+	}
+	f := &s.queues[q]
+	it := &f.head.items[f.hi]
+	u := it.unpack()
+	*it = item{}
+	f.hi++
+	f.n--
+	if f.n == 0 {
+		s.release(f.head)
+		f.head, f.tail, f.hi, f.ti = nil, nil, 0, 0
+	} else if f.hi == chunkSize {
+		c := f.head
+		f.head, f.hi = c.next, 0
+		s.release(c)
+	}
+	return u, true, nil
+}
+
+// Len implements Store.
+func (s *MemStore) Len(q int) int {
+	if q >= len(s.queues) {
+		return 0
+	}
+	return s.queues[q].n
+}
+
+// Queues implements Store.
+func (s *MemStore) Queues() int { return len(s.queues) }
+
+// Defer implements Store.
+func (s *MemStore) Defer(us ...URL) error {
+	for i := range us {
+		heap.Push(&s.defer_, pack(&us[i]))
+	}
+	return nil
+}
+
+// Due implements Store.
+func (s *MemStore) Due(now time.Time, max int, dst []URL) ([]URL, error) {
+	n := now.UnixNano()
+	for len(s.defer_) > 0 && max > 0 && s.defer_[0].due <= n {
+		it := heap.Pop(&s.defer_).(item)
+		dst = append(dst, it.unpack())
+		max--
+	}
+	return dst, nil
+}
+
+// NextDue implements Store.
+func (s *MemStore) NextDue() (time.Time, bool) {
+	if len(s.defer_) == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, s.defer_[0].due), true
+}
+
+// Deferred implements Store.
+func (s *MemStore) Deferred() int { return len(s.defer_) }
+
+// Scan implements Store.
+func (s *MemStore) Scan(yield func(URL) bool) error {
+	for q := range s.queues {
+		f := &s.queues[q]
+		i, c := f.hi, f.head
+		for k := 0; k < f.n; k++ {
+			if i == chunkSize {
+				c, i = c.next, 0
+			}
+			if !yield(c.items[i].unpack()) {
+				return nil
+			}
+			i++
+		}
+	}
+	for i := range s.defer_ {
+		if !yield(s.defer_[i].unpack()) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// Close implements Store; it drops the content.
+func (s *MemStore) Close() error {
+	*s = MemStore{}
+	return nil
+}
+
+type deferHeap []item
+
+func (h deferHeap) Len() int           { return len(h) }
+func (h deferHeap) Less(i, j int) bool { return h[i].due < h[j].due }
+func (h deferHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *deferHeap) Push(x any)        { *h = append(*h, x.(item)) }
+func (h *deferHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	old[len(old)-1] = item{}
+	*h = old[:len(old)-1]
+	return it
+}
