@@ -1,0 +1,99 @@
+// Package fetchtest is a simulated web for tests and demos: one real HTTP
+// server on loopback serving many generated virtual hosts, with the ground
+// truth about them and a log of every request, in the spirit of
+// net/http/httptest.
+//
+//	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 50})
+//	defer w.Close()
+//	resp, err := w.Client().Get(w.Seeds()[0]) // http://h000.sim.test:PORT/
+//	...
+//	want := w.Reachable("crawlkit")          // what a polite crawl must find
+//	if v := w.RobotsViolations("crawlkit"); len(v) > 0 { ... }
+//	if n := fetchtest.MaxConcurrency(w.Log()); ... { ... }
+//
+// # Hosts and routing
+//
+// The server listens on 127.0.0.1 (a random port unless Config.Addr says
+// otherwise) and routes on the Host header, port stripped, case ignored.
+// Every URL of the web carries the port: http://h000.sim.test:PORT/. Names
+// resolve through Web.Client or Web.DialContext (any web host → the server;
+// unknown names fail like NXDOMAIN), or through a DNS server answering every
+// name under Config.Domain with 127.0.0.1 (see dns/dnstest). A request for an
+// unknown host is answered 421.
+//
+// Ordinary hosts h000, h001, ... have a Pareto-distributed number of pages
+// (Config.MeanPages): HTML pages with a title, paragraphs of generated prose
+// and links of every form (root-relative, ../relative, ./relative, absolute,
+// scheme-relative, upper-case host, with fragments, with query strings,
+// broken), and some PDF, PNG and JSON resources. Page j > 0 is linked from a
+// parent page, so every page is reachable from its host's home page; each home
+// page links to the next two hosts' home pages, and cross-host links prefer
+// popular hosts (Zipf). h000's home page links to the entry of every special
+// host. Special hosts (Host returns the name for a label):
+//
+//	trap-calendar  CalendarTrap: /calendar/YYYY/MM, prev/next month forever
+//	trap-session   SessionTrap: 20 items, links carry a new ?sid= on every visit
+//	trap-deep      DeepTrap: /d/a/b/c/..., always one level deeper
+//	redirect       Redirects: /chain/C/K chains of 1–5 hops (301/302/307/308,
+//	               relative and absolute Location) ending on a page;
+//	               /loop/0/K (two-step loop), /loop/1/0 (self loop)
+//	status         Statuses: /CODE/x answers CODE (400..599); 429 and 503
+//	               with Retry-After (Config.RetryAfter)
+//	latin1         Latin1: six ISO-8859-1 pages, Content-Type "text/html"
+//	cp1252         Windows1252: six windows-1252 pages, no charset header
+//	mirror0, ...   byte-identical copies of an ordinary host (Mirrors)
+//
+// Unknown paths answer 404. Text responses are gzip-encoded when the request
+// accepts gzip; every 200 carries an ETag, pages also Last-Modified, and
+// If-None-Match / If-Modified-Since are answered 304. Config.Latency and
+// Config.HostLatency delay responses.
+//
+// # robots.txt
+//
+// Ordinary host hNNN serves robots variant NNN mod 9 (mirrors copy theirs):
+// plain (allow all, Sitemap line), prefix (Disallow /private/ and /shop/),
+// allow-override (Disallow /archive/, Allow /archive/2019/), wildcard
+// (/*.pdf$ disallowed but /docs/*.pdf$ allowed, /search?*sort=, /*/guide/),
+// crawl-delay (Crawl-delay, sitemap index), 404, 5xx (500: disallow all),
+// redirect (301 then 302 to /site/robots.txt, which disallows /blog/ and
+// /private/) and agents (evilbot: nothing; crawlkit, goodbot: /private/;
+// others: /shop/ and /private/). The ground truth (Allowed, Reachable,
+// RobotsViolations) applies RFC 9309 to these rules with a matcher of its own.
+//
+// # Sitemaps
+//
+// Every ordinary host and mirror serves /sitemap.xml (all its pages, with
+// lastmod and changefreq), /sitemap_index.xml (a sitemap index of the next
+// two), /sitemaps/pages-1.xml and /sitemaps/pages-2.xml.gz (a gzip file).
+// Sitemaps list only pages that links also reach.
+//
+// # Ground truth
+//
+// Pages, PagesOf, Links, Status, Title, Reachable, Allowed, Robots,
+// RobotsVariant, CrawlDelay, Traps, IsTrap, ExactDuplicates,
+// NearDuplicates, ChangePeriod and Version describe the web exactly; they go
+// through the same routing and generation code as the server. URLs in the
+// ground truth are absolute, with the port, lower-case host, no fragment and
+// query parameters sorted.
+//
+// # Change over time
+//
+// Each HTML page draws a change period from Config.ChangePeriods. Its
+// current version is a function of Config.Clock: a page with period P gets a
+// new "Updated" line and a new paragraph every P (its links never change).
+// Tests make this deterministic with a Clock they advance.
+//
+// # Determinism and cost
+//
+// Everything follows from Config.Seed through a fixed generator, so a seed
+// gives the same web on every run and Go release (the port aside). NewWeb
+// costs O(Hosts); a host's pages are generated on first use (about 100 bytes
+// per page) and pages are rendered per request into pooled buffers.
+//
+// # Request log
+//
+// Every request is logged (Log, ResetLog) with host, method, path, user
+// agent, connection id, start and end time, status and bytes. MaxConcurrency
+// and MinGap measure politeness per host; RobotsViolations lists the
+// requests robots.txt forbade an agent.
+package fetchtest

@@ -1,0 +1,208 @@
+package fetchtest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+var gzPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return zw
+}}
+
+// statusWriter records what the handler sent, for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(p)
+	s.bytes += int64(n)
+	return n, err
+}
+
+func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: rw}
+	host := hostOnly(r.Host)
+	defer func() {
+		id, _ := r.Context().Value(connKey{}).(uint64)
+		req := Request{
+			Host: host, Method: r.Method, Path: r.URL.RequestURI(),
+			UserAgent: r.UserAgent(), ConnID: id,
+			Start: start, End: time.Now(), Status: sw.status, Bytes: sw.bytes,
+		}
+		w.mu.Lock()
+		w.log = append(w.log, req)
+		w.mu.Unlock()
+	}()
+
+	lat := w.cfg.Latency
+	if d, ok := w.cfg.HostLatency[host]; ok {
+		lat = d
+	}
+	if lat > 0 {
+		t := time.NewTimer(lat)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			sw.status = 499 // client went away, as nginx logs it
+			return
+		}
+	}
+
+	h := w.byName[host]
+	if h == nil {
+		http.Error(sw, "fetchtest: unknown host "+host, http.StatusMisdirectedRequest)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		sw.Header().Set("Allow", "GET, HEAD")
+		http.Error(sw, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	rt := w.route(h, r.URL.EscapedPath(), r.URL.RawQuery)
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+
+	switch rt.kind {
+	case routePage:
+		w.servePage(sw, r, h, rt.page, buf)
+	case routeCharset:
+		ctype := w.renderCharset(buf, h, rt.page)
+		w.send(sw, r, 200, ctype, buf.Bytes(), time.Time{})
+	case routeRobots:
+		v := robotsOf(h)
+		if rt.status != 200 {
+			http.Error(sw, http.StatusText(rt.status), rt.status)
+			return
+		}
+		w.send(sw, r, 200, "text/plain; charset=utf-8", []byte(w.renderRobots(v, h.name)), time.Time{})
+	case routeSitemap:
+		w.serveSitemap(sw, r, h, rt.name, buf)
+	case routeRedirect:
+		sw.Header().Set("Location", rt.location)
+		sw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		sw.WriteHeader(rt.status)
+		_, _ = sw.Write([]byte("<html><body><a href=\"" + rt.location + "\">moved</a></body></html>\n"))
+	case routeStatus:
+		if rt.status == 429 || rt.status == 503 {
+			sw.Header().Set("Retry-After", strconv.Itoa(max(1, int(w.cfg.RetryAfter/time.Second))))
+		}
+		http.Error(sw, strconv.Itoa(rt.status)+" "+http.StatusText(rt.status), rt.status)
+	case routeTrap:
+		w.renderTrap(buf, h, r.URL.EscapedPath())
+		w.send(sw, r, 200, "text/html; charset=utf-8", buf.Bytes(), time.Time{})
+	default:
+		http.Error(sw, "404 page not found", http.StatusNotFound)
+	}
+}
+
+func (w *Web) servePage(sw http.ResponseWriter, r *http.Request, h *hostInfo, j int, buf *bytes.Buffer) {
+	o := h
+	if h.kind == kindMirror {
+		o = w.ordinary[h.index]
+	}
+	m := o.model()
+	p := m.pages[j]
+	var ctype string
+	switch p.kind {
+	case pagePDF:
+		ctype = "application/pdf"
+		w.renderPDF(buf, o, j)
+	case pagePNG:
+		ctype = "image/png"
+		w.renderPNG(buf, o, j)
+	case pageJSON:
+		ctype = "application/json"
+		w.renderJSON(buf, o, j)
+	default:
+		ctype = "text/html; charset=utf-8"
+		w.renderHTML(buf, o, j)
+	}
+	_, since := w.version(o.index, j, p.period)
+	w.send(sw, r, 200, ctype, buf.Bytes(), since)
+}
+
+// send writes body with an ETag, Last-Modified (when lastMod is set), answers
+// conditional requests with 304 and compresses text when the client accepts
+// gzip.
+func (w *Web) send(sw http.ResponseWriter, r *http.Request, status int, ctype string, body []byte, lastMod time.Time) {
+	hd := sw.Header()
+	hd.Set("Content-Type", ctype)
+	hf := fnv.New64a()
+	_, _ = hf.Write(body)
+	etag := `"` + strconv.FormatUint(hf.Sum64(), 16) + `"`
+	hd.Set("ETag", etag)
+	if !lastMod.IsZero() {
+		hd.Set("Last-Modified", lastMod.UTC().Format(http.TimeFormat))
+	}
+	if status == 200 {
+		if inm := r.Header.Get("If-None-Match"); inm != "" {
+			if inm == etag || inm == "*" {
+				sw.WriteHeader(http.StatusNotModified)
+				return
+			}
+		} else if ims := r.Header.Get("If-Modified-Since"); ims != "" && !lastMod.IsZero() {
+			if t, err := http.ParseTime(ims); err == nil && !lastMod.Truncate(time.Second).After(t) {
+				sw.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+	}
+	compressible := strings.HasPrefix(ctype, "text/") || strings.HasPrefix(ctype, "application/json") ||
+		strings.HasPrefix(ctype, "application/xml")
+	if compressible && len(body) > 128 && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		zb := bufPool.Get().(*bytes.Buffer)
+		zb.Reset()
+		defer bufPool.Put(zb)
+		zw := gzPool.Get().(*gzip.Writer)
+		zw.Reset(zb)
+		_, _ = zw.Write(body)
+		_ = zw.Close()
+		gzPool.Put(zw)
+		hd.Set("Content-Encoding", "gzip")
+		hd.Set("Vary", "Accept-Encoding")
+		body = zb.Bytes()
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	sw.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = sw.Write(body)
+	}
+}
+
+// acceptsGzip reports whether an Accept-Encoding value admits gzip (q > 0).
+func acceptsGzip(ae string) bool {
+	for part := range strings.SplitSeq(ae, ",") {
+		tok, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(tok), "gzip") {
+			continue
+		}
+		params = strings.ReplaceAll(params, " ", "")
+		return !(params == "q=0" || params == "q=0.0" || params == "q=0.00" || params == "q=0.000")
+	}
+	return false
+}

@@ -1,0 +1,373 @@
+package fetchtest
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// locate parses a URL of the web. ok is false for URLs of other servers.
+func (w *Web) locate(raw string) (h *hostInfo, path, rawQuery string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || u.Port() != w.port {
+		return nil, "", "", false
+	}
+	h = w.byName[strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))]
+	if h == nil {
+		return nil, "", "", false
+	}
+	path = u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	return h, path, u.RawQuery, true
+}
+
+func pathQuery(path, rawQuery string) string {
+	if rawQuery == "" {
+		return path
+	}
+	return path + "?" + canonQuery(rawQuery)
+}
+
+// canonical is the form of URLs in the ground truth: absolute, host in lower
+// case, no fragment, query parameters sorted.
+func canonical(u *url.URL) string {
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	c.Host = strings.ToLower(c.Host)
+	if c.RawQuery != "" {
+		c.RawQuery = canonQuery(c.RawQuery)
+	}
+	if c.Path == "" && c.Opaque == "" {
+		c.Path = "/"
+	}
+	return c.String()
+}
+
+// Pages returns the URL of every resource of the finite web that answers 200:
+// the pages of the ordinary hosts (HTML, PDF, PNG and JSON, near-duplicate
+// articles included), their copies on the mirror hosts and the pages of the
+// legacy-charset hosts, sorted. Trap hosts, redirects, error statuses,
+// robots.txt and sitemaps are not pages. Generates every host's model on
+// first call: O(total pages).
+func (w *Web) Pages() []string {
+	var out []string
+	for _, h := range w.ordinary {
+		for _, p := range h.model().pages {
+			out = append(out, w.URL(h.name, p.path))
+		}
+	}
+	for _, m := range w.mirrors {
+		for _, p := range m.model().pages {
+			out = append(out, w.URL(m.name, p.path))
+		}
+	}
+	for _, label := range []string{Latin1, Windows1252} {
+		for j := range charsetPages {
+			out = append(out, w.URL(w.Host(label), charsetPath(j)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PagesOf returns the URLs of the pages of one host, in generation order
+// (the home page first); nil for hosts without a finite page set.
+func (w *Web) PagesOf(host string) []string {
+	h := w.byName[strings.ToLower(host)]
+	if h == nil {
+		return nil
+	}
+	var out []string
+	switch h.kind {
+	case kindOrdinary, kindMirror:
+		for _, p := range h.model().pages {
+			out = append(out, w.URL(h.name, p.path))
+		}
+	case kindLatin1, kindCP1252:
+		for j := range charsetPages {
+			out = append(out, w.URL(h.name, charsetPath(j)))
+		}
+	}
+	return out
+}
+
+// Links returns the out-links of pageURL as a correct parser sees them: the
+// href of every <a> element resolved against pageURL (RFC 3986), fragment
+// removed, host lower-cased, query parameters sorted; duplicates removed, in
+// order of first appearance. For a redirect it returns the Location target.
+// It returns nil for URLs that are not pages or redirects, and for trap
+// pages (whose links are generated endlessly; see Traps).
+func (w *Web) Links(pageURL string) []string {
+	h, path, q, ok := w.locate(pageURL)
+	if !ok {
+		return nil
+	}
+	base, _ := url.Parse(pageURL)
+	rt := w.route(h, path, q)
+	var links []link
+	switch rt.kind {
+	case routePage:
+		o := h
+		if h.kind == kindMirror {
+			o = w.ordinary[h.index]
+		}
+		links = w.pageLinks(o, rt.page)
+	case routeCharset:
+		links = w.charsetLinks(h, rt.page)
+	case routeRedirect:
+		links = []link{{href: rt.location}}
+	default:
+		return nil
+	}
+	seen := make(map[string]bool, len(links))
+	out := make([]string, 0, len(links))
+	for _, l := range links {
+		ref, err := url.Parse(l.href)
+		if err != nil {
+			continue
+		}
+		s := canonical(base.ResolveReference(ref))
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Status returns the status the web answers for rawURL without conditional
+// headers (200 for pages and trap pages, the redirect code for redirects,
+// robots.txt's status for robots.txt), or 0 for a URL that is not on the web.
+func (w *Web) Status(rawURL string) int {
+	h, path, q, ok := w.locate(rawURL)
+	if !ok {
+		return 0
+	}
+	return w.route(h, path, q).status
+}
+
+// Traps returns the URL prefixes of the spider traps, one per trap host
+// ("http://trap-calendar.sim.test:PORT/", ...). Every URL under them answers
+// (the set is infinite), none is in Pages or Reachable; a robust crawler's
+// fetches under each prefix stay bounded.
+func (w *Web) Traps() []string {
+	return []string{
+		w.URL(w.Host(CalendarTrap), "/"),
+		w.URL(w.Host(DeepTrap), "/"),
+		w.URL(w.Host(SessionTrap), "/"),
+	}
+}
+
+// IsTrap reports whether rawURL lies under one of the Traps prefixes.
+func (w *Web) IsTrap(rawURL string) bool {
+	h, _, _, ok := w.locate(rawURL)
+	return ok && (h.kind == kindCalendar || h.kind == kindSession || h.kind == kindDeep)
+}
+
+// Allowed reports whether the robots.txt of rawURL's host, as the web serves
+// it, lets agent (a product token; a full User-Agent is reduced to its token)
+// fetch rawURL: RFC 9309 group selection, longest match with allow winning
+// ties, '*' and '$', a 4xx robots.txt allowing everything and a 5xx one
+// forbidding everything. robots.txt itself is always allowed.
+func (w *Web) Allowed(agent, rawURL string) bool {
+	h, path, q, ok := w.locate(rawURL)
+	if !ok {
+		return true
+	}
+	pq := pathQuery(path, q)
+	return isRobotsPath(h, pq) || allowedBy(robotsOf(h), agent, pq)
+}
+
+// RobotsVariant names the robots.txt behaviour of host: "plain", "prefix",
+// "allow-override", "wildcard", "crawl-delay", "404", "5xx", "redirect",
+// "agents" for ordinary hosts (hNNN has variant NNN mod 9) and mirrors,
+// "allow-all" for the charset hosts, "none" (404) for the other special hosts
+// and "" for unknown hosts.
+func (w *Web) RobotsVariant(host string) string {
+	h := w.byName[strings.ToLower(host)]
+	if h == nil {
+		return ""
+	}
+	if v := robotsOf(h); v != nil {
+		return v.name
+	}
+	return "none"
+}
+
+// Robots returns what a client that follows redirects gets for host's
+// robots.txt: the final status and body (empty unless the status is 200).
+func (w *Web) Robots(host string) (status int, body string) {
+	h := w.byName[strings.ToLower(host)]
+	if h == nil {
+		return 0, ""
+	}
+	v := robotsOf(h)
+	if v == nil {
+		return 404, ""
+	}
+	if v.status >= 400 {
+		return v.status, ""
+	}
+	return 200, w.renderRobots(v, h.name)
+}
+
+// CrawlDelay returns the Crawl-delay host's robots.txt announces, or 0.
+func (w *Web) CrawlDelay(host string) time.Duration {
+	h := w.byName[strings.ToLower(host)]
+	if h == nil {
+		return 0
+	}
+	return w.crawlDelayOf(robotsOf(h))
+}
+
+// Reachable returns the pages (see Pages) a crawler identifying as agent
+// reaches from seeds (Seeds() if none are given) by following links and
+// redirects, never fetching a URL the robots.txt of its host forbids to
+// agent (see Allowed; a redirect target is checked like any URL) and never
+// entering a trap. Sorted. O(pages + links).
+func (w *Web) Reachable(agent string, seeds ...string) []string {
+	if len(seeds) == 0 {
+		seeds = w.Seeds()
+	}
+	seen := make(map[string]bool)
+	var queue, out []string
+	push := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			queue = append(queue, s)
+		}
+	}
+	for _, s := range seeds {
+		if u, err := url.Parse(s); err == nil {
+			push(canonical(u))
+		}
+	}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		h, path, q, ok := w.locate(u)
+		if !ok || w.IsTrap(u) || !w.Allowed(agent, u) {
+			continue
+		}
+		switch w.route(h, path, q).kind {
+		case routePage, routeCharset:
+			out = append(out, u)
+		case routeRedirect:
+		default:
+			continue
+		}
+		for _, l := range w.Links(u) {
+			push(l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ExactDuplicates returns the clusters of URLs whose bodies are
+// byte-identical: each page of a mirrored host with its copy on every mirror
+// of it. Each cluster is sorted, clusters by first URL. (A page reached with
+// its query parameters in another order is the same page, not a duplicate.)
+func (w *Web) ExactDuplicates() [][]string {
+	by := make(map[int][]*hostInfo)
+	for _, m := range w.mirrors {
+		by[m.index] = append(by[m.index], m)
+	}
+	var out [][]string
+	for o, ms := range by {
+		origin := w.ordinary[o]
+		for _, p := range origin.model().pages {
+			c := []string{w.URL(origin.name, p.path)}
+			for _, m := range ms {
+				c = append(c, w.URL(m.name, p.path))
+			}
+			slices.Sort(c)
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return out
+}
+
+// NearDuplicates returns the clusters of near-duplicate pages: the same
+// article (same title and eight paragraphs of story) published on 2–4 hosts,
+// differing in the date line, the advertisement and the path. No member is
+// also an exact duplicate. Each cluster sorted, clusters by first URL.
+func (w *Web) NearDuplicates() [][]string {
+	var out [][]string
+	for _, cl := range w.clusters {
+		var c []string
+		for _, m := range cl.members {
+			c = append(c, w.URL(w.ordinary[m.host].name, m.path))
+		}
+		slices.Sort(c)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return out
+}
+
+// Title returns the title of the page at rawURL as its HTML carries it
+// (decoded to UTF-8 for the charset hosts; the document title for PDF, PNG
+// and JSON resources), or "" if rawURL is not a page.
+func (w *Web) Title(rawURL string) string {
+	h, path, q, ok := w.locate(rawURL)
+	if !ok {
+		return ""
+	}
+	rt := w.route(h, path, q)
+	switch rt.kind {
+	case routePage:
+		o := h
+		if h.kind == kindMirror {
+			o = w.ordinary[h.index]
+		}
+		if rt.page >= o.nbase {
+			return w.clusterTitle(o.synd[rt.page-o.nbase].cluster)
+		}
+		return w.pageTitle(o.index, rt.page)
+	case routeCharset:
+		return w.charsetTitle(h, rt.page)
+	}
+	return ""
+}
+
+// ChangePeriod returns how often the page at rawURL changes: 0 for pages
+// that never change (and for anything that is not a page). A page with
+// period P gets a new version every P, at a phase of its own.
+func (w *Web) ChangePeriod(rawURL string) time.Duration {
+	o, j := w.pageOf(rawURL)
+	if o == nil {
+		return 0
+	}
+	return o.model().pages[j].period
+}
+
+// Version returns the current version number of the page at rawURL (by
+// Config.Clock) and when that version appeared; pages that never change are
+// at version 0 since 2026-01-01.
+func (w *Web) Version(rawURL string) (int64, time.Time) {
+	o, j := w.pageOf(rawURL)
+	if o == nil {
+		return 0, time.Time{}
+	}
+	return w.version(o.index, j, o.model().pages[j].period)
+}
+
+func (w *Web) pageOf(rawURL string) (*hostInfo, int) {
+	h, path, q, ok := w.locate(rawURL)
+	if !ok {
+		return nil, 0
+	}
+	rt := w.route(h, path, q)
+	if rt.kind != routePage {
+		return nil, 0
+	}
+	if h.kind == kindMirror {
+		h = w.ordinary[h.index]
+	}
+	return h, rt.page
+}

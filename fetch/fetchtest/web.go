@@ -1,0 +1,433 @@
+package fetchtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config describes a simulated web. The zero value is a small web of 20 hosts;
+// every field's default is given in its comment.
+type Config struct {
+	// Seed selects the web: the same Seed (and the same other fields) gives
+	// the same hosts, the same pages byte for byte (the server port aside)
+	// and the same link graph. Zero is a valid seed.
+	Seed int64
+
+	// Hosts is the number of ordinary hosts, named h000, h001, ... under
+	// Domain. Default 20. The special-purpose hosts (traps, mirrors,
+	// redirects, statuses, legacy charsets) come on top.
+	Hosts int
+
+	// Domain is the suffix of every host name. Default "sim.test".
+	Domain string
+
+	// MeanPages is the mean number of pages of an ordinary host; the
+	// counts follow a Pareto distribution (shape 1.5), so most hosts are
+	// small and a few are large. Default 20.
+	MeanPages int
+
+	// MaxPages caps the pages of one host. Default 50 × MeanPages.
+	MaxPages int
+
+	// Mirrors is the number of mirror hosts (mirror0, mirror1, ...), each
+	// serving byte-identical copies of one ordinary host. Default 2;
+	// negative means none. At most Hosts.
+	Mirrors int
+
+	// NearDuplicates is the number of clusters of near-duplicate articles
+	// (the same story on 2–4 hosts with a different date line and ads
+	// block). Default max(1, Hosts/4); negative means none.
+	NearDuplicates int
+
+	// Latency delays every response by this much (after the request is
+	// logged as started). Default 0.
+	Latency time.Duration
+
+	// HostLatency overrides Latency for the named hosts.
+	HostLatency map[string]time.Duration
+
+	// CrawlDelay is the Crawl-delay the "crawl-delay" robots variant
+	// announces. Default 1s.
+	CrawlDelay time.Duration
+
+	// RetryAfter is the Retry-After sent with 429 and 503 answers.
+	// Default 1s.
+	RetryAfter time.Duration
+
+	// ChangePeriods lists the change periods an HTML page may have; each
+	// page draws one of them (uniformly, from the seed). A period of 0
+	// means the page never changes. Default {0, 0, 1h, 24h, 168h}; use
+	// {0} for a web that never changes.
+	ChangePeriods []time.Duration
+
+	// Clock is the time the web believes it is, which decides the current
+	// version of every changing page. Default time.Now. Tests set a
+	// function over a variable they advance. The request log always uses
+	// the real time.
+	Clock func() time.Time
+
+	// Addr is the listen address. Default "127.0.0.1:0" (a random free
+	// port on loopback).
+	Addr string
+}
+
+func (c *Config) ensureDefaults() {
+	if c.Hosts <= 0 {
+		c.Hosts = 20
+	}
+	if c.Domain == "" {
+		c.Domain = "sim.test"
+	}
+	c.Domain = strings.ToLower(strings.Trim(c.Domain, "."))
+	if c.MeanPages <= 0 {
+		c.MeanPages = 20
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = 50 * c.MeanPages
+	}
+	switch {
+	case c.Mirrors == 0:
+		c.Mirrors = 2
+	case c.Mirrors < 0:
+		c.Mirrors = 0
+	}
+	c.Mirrors = min(c.Mirrors, c.Hosts)
+	switch {
+	case c.NearDuplicates == 0:
+		c.NearDuplicates = max(1, c.Hosts/4)
+	case c.NearDuplicates < 0:
+		c.NearDuplicates = 0
+	}
+	if c.CrawlDelay <= 0 {
+		c.CrawlDelay = time.Second
+	}
+	if c.RetryAfter <= 0 {
+		c.RetryAfter = time.Second
+	}
+	if len(c.ChangePeriods) == 0 {
+		c.ChangePeriods = []time.Duration{0, 0, time.Hour, 24 * time.Hour, 168 * time.Hour}
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:0"
+	}
+}
+
+// Labels of the special-purpose hosts; the host name is the label, a dot and
+// Config.Domain (see Web.Host).
+const (
+	// CalendarTrap serves an endless calendar: /calendar/YYYY/MM links to
+	// the previous and the next month for every year from 1 to 9999.
+	CalendarTrap = "trap-calendar"
+	// SessionTrap serves 20 items whose links carry a session id
+	// (?sid=...) that is new on every response.
+	SessionTrap = "trap-session"
+	// DeepTrap serves a page at every path /d/x/y/z/... (letters only),
+	// each linking one level deeper.
+	DeepTrap = "trap-deep"
+	// Redirects serves redirect chains /chain/C/K (301, 302, 307, 308,
+	// ending on an ordinary page) and loops /loop/0/K (two steps) and
+	// /loop/1/0 (to itself).
+	Redirects = "redirect"
+	// Statuses answers /CODE/anything with that status for any CODE in
+	// 400..599; 429 and 503 carry Retry-After.
+	Statuses = "status"
+	// Latin1 serves six HTML pages encoded in ISO-8859-1 with Content-Type
+	// "text/html" and no charset parameter (odd pages have no <meta>
+	// charset either).
+	Latin1 = "latin1"
+	// Windows1252 serves six HTML pages encoded in windows-1252 (curly
+	// quotes, euro sign, dashes) with no charset in the header (odd pages
+	// have no <meta> charset either).
+	Windows1252 = "cp1252"
+)
+
+type hostKind uint8
+
+const (
+	kindOrdinary hostKind = iota
+	kindMirror
+	kindCalendar
+	kindSession
+	kindDeep
+	kindRedirect
+	kindStatus
+	kindLatin1
+	kindCP1252
+)
+
+// hostInfo is what NewWeb knows about a host without generating its pages.
+type hostInfo struct {
+	name    string
+	kind    hostKind
+	index   int // ordinary: own index; mirror: origin's index
+	variant int // robots variant (ordinary and mirror hosts)
+	nbase   int // pages drawn from the Pareto distribution (ordinary)
+	synd    []syndRef
+	model   func() *hostModel
+}
+
+// Web is a simulated web: one HTTP server on loopback that serves many
+// generated virtual hosts, with the ground truth about them. Create it with
+// NewWeb and stop it with Close. All methods are safe for concurrent use.
+type Web struct {
+	cfg    Config
+	seed   int64
+	ln     net.Listener
+	srv    *http.Server
+	tr     *http.Transport
+	served chan struct{}
+	addr   string
+	port   string
+
+	ordinary []*hostInfo
+	mirrors  []*hostInfo
+	byName   map[string]*hostInfo
+	names    []string // sorted
+
+	zipfCum  []float64 // cumulative host popularity for cross-host links
+	clusters []cluster
+	chains   []chain
+	specials []link // entry points of the special hosts, linked from h000's home
+
+	connSeq    atomic.Uint64
+	sessionSeq atomic.Uint64
+
+	mu  sync.Mutex
+	log []Request
+}
+
+// NewWeb generates the web cfg describes and starts serving it. It panics if
+// it cannot listen, like httptest.NewServer. Generation is lazy: NewWeb
+// itself costs O(Hosts); a host's pages are generated on its first use.
+func NewWeb(cfg Config) *Web {
+	cfg.ensureDefaults()
+	w := &Web{cfg: cfg, seed: cfg.Seed, served: make(chan struct{})}
+	w.generate()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		panic(fmt.Sprintf("fetchtest: listen on %s: %v", cfg.Addr, err))
+	}
+	w.ln = ln
+	w.addr = ln.Addr().String()
+	_, w.port, _ = net.SplitHostPort(w.addr)
+	w.buildSpecials()
+
+	w.srv = &http.Server{
+		Handler:           http.HandlerFunc(w.serveHTTP),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, w.connSeq.Add(1))
+		},
+	}
+	w.tr = &http.Transport{
+		DialContext:         w.DialContext,
+		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	go func() {
+		defer close(w.served)
+		_ = w.srv.Serve(ln)
+	}()
+	return w
+}
+
+type connKey struct{}
+
+// Close stops the server, closes every connection and waits until the
+// serving goroutine has returned. Ground-truth methods keep working after
+// Close.
+func (w *Web) Close() {
+	_ = w.srv.Close()
+	<-w.served
+	w.tr.CloseIdleConnections()
+}
+
+// Addr returns the server's address, "127.0.0.1:PORT".
+func (w *Web) Addr() string { return w.addr }
+
+// Port returns the server's port as a string; every URL of the web carries it.
+func (w *Web) Port() string { return w.port }
+
+// Domain returns the domain every host name ends with.
+func (w *Web) Domain() string { return w.cfg.Domain }
+
+// Client returns an HTTP client whose connections all go to the web's server
+// whatever the host name (see DialContext). Clients returned by Client share
+// one Transport, closed by Close. It follows redirects like http.Client's
+// default and asks for gzip.
+func (w *Web) Client() *http.Client {
+	return &http.Client{Transport: w.tr}
+}
+
+// DialContext dials the web's server for any address whose host is one of the
+// web's hosts (or the server's own IP), so that a fetcher can use it as its
+// dialer without DNS. For any other host it fails with a *net.OpError wrapping
+// a *net.DNSError with IsNotFound set, as a lookup of an unknown name would;
+// it never connects anywhere but the web's server.
+func (w *Web) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	srvHost, _, _ := net.SplitHostPort(w.addr)
+	if _, ok := w.byName[host]; !ok && host != srvHost {
+		return nil, &net.OpError{Op: "dial", Net: network,
+			Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", w.addr)
+}
+
+// Hosts returns every host name of the web, ordinary and special, sorted.
+func (w *Web) Hosts() []string { return slices.Clone(w.names) }
+
+// OrdinaryHosts returns the names of the ordinary hosts h000, h001, ... in
+// index order.
+func (w *Web) OrdinaryHosts() []string {
+	out := make([]string, len(w.ordinary))
+	for i, h := range w.ordinary {
+		out[i] = h.name
+	}
+	return out
+}
+
+// Host returns the name of a special-purpose host given its label (for
+// example Host(CalendarTrap) is "trap-calendar.sim.test").
+func (w *Web) Host(label string) string { return label + "." + w.cfg.Domain }
+
+// Mirrors returns each mirror host's name mapped to the ordinary host it
+// copies.
+func (w *Web) Mirrors() map[string]string {
+	m := make(map[string]string, len(w.mirrors))
+	for _, h := range w.mirrors {
+		m[h.name] = w.ordinary[h.index].name
+	}
+	return m
+}
+
+// Seeds returns the home pages of the ordinary hosts whose robots.txt is the
+// permissive "plain" variant (h000, h009, h018, ...): a seed set from which
+// every ordinary host is reachable.
+func (w *Web) Seeds() []string {
+	var out []string
+	for _, h := range w.ordinary {
+		if robotsVariants[h.variant].name == "plain" {
+			out = append(out, w.URL(h.name, "/"))
+		}
+	}
+	return out
+}
+
+// URL returns the absolute URL of path (which may carry a query) on host:
+// "http://host:PORT/path".
+func (w *Web) URL(host, path string) string {
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return "http://" + host + ":" + w.port + path
+}
+
+func (w *Web) base(host string) string { return "http://" + host + ":" + w.port }
+
+// generate lays out the hosts: names, robots variants, page counts, mirrors,
+// near-duplicate clusters and redirect chains. O(Hosts).
+func (w *Web) generate() {
+	c := &w.cfg
+	w.byName = make(map[string]*hostInfo)
+	width := max(3, len(strconv.Itoa(c.Hosts-1)))
+	xm := float64(c.MeanPages) / 3 // Pareto shape 1.5: mean = 3 xm
+	for i := range c.Hosts {
+		r := newRNG(w.seed, tagCount, i, 0)
+		u := 1 - r.float()
+		n := int(xm / math.Pow(u, 1/1.5))
+		n = min(max(n, 1), c.MaxPages)
+		h := &hostInfo{
+			name:    fmt.Sprintf("h%0*d.%s", width, i, c.Domain),
+			kind:    kindOrdinary,
+			index:   i,
+			variant: i % len(robotsVariants),
+			nbase:   n,
+		}
+		w.ordinary = append(w.ordinary, h)
+	}
+	for k := range c.Mirrors {
+		o := w.ordinary[(1+4*k)%c.Hosts]
+		for _, m := range w.mirrors { // keep origins distinct
+			if m.index == o.index {
+				o = w.ordinary[(o.index+1)%c.Hosts]
+			}
+		}
+		w.mirrors = append(w.mirrors, &hostInfo{
+			name: fmt.Sprintf("mirror%d.%s", k, c.Domain), kind: kindMirror,
+			index: o.index, variant: o.variant,
+		})
+	}
+	w.placeClusters()
+	for _, h := range w.ordinary {
+		h.model = sync.OnceValue(func() *hostModel { return w.buildModel(h) })
+		w.byName[h.name] = h
+	}
+	for _, m := range w.mirrors {
+		m.model = w.ordinary[m.index].model
+		w.byName[m.name] = m
+	}
+	for _, s := range []struct {
+		label string
+		kind  hostKind
+	}{
+		{CalendarTrap, kindCalendar}, {SessionTrap, kindSession}, {DeepTrap, kindDeep},
+		{Redirects, kindRedirect}, {Statuses, kindStatus},
+		{Latin1, kindLatin1}, {Windows1252, kindCP1252},
+	} {
+		w.byName[w.Host(s.label)] = &hostInfo{name: w.Host(s.label), kind: s.kind}
+	}
+	for name := range w.byName {
+		w.names = append(w.names, name)
+	}
+	slices.Sort(w.names)
+
+	// Popularity of hosts for cross-host links: Zipf with exponent 1 over
+	// the host index, so h000 is the most linked-to host.
+	w.zipfCum = make([]float64, c.Hosts)
+	sum := 0.0
+	for i := range c.Hosts {
+		sum += 1 / float64(i+1)
+		w.zipfCum[i] = sum
+	}
+	for i := range w.zipfCum {
+		w.zipfCum[i] /= sum
+	}
+	w.makeChains()
+}
+
+// pickHost draws an ordinary host index by popularity.
+func (w *Web) pickHost(r *rng) int {
+	u := r.float()
+	i, _ := slices.BinarySearch(w.zipfCum, u)
+	return min(i, len(w.zipfCum)-1)
+}
+
+func hostOnly(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
