@@ -1,0 +1,61 @@
+package urlnorm
+
+import (
+	"net/url"
+	"testing"
+)
+
+func FuzzCanonical(f *testing.F) {
+	for _, s := range typicalURLs {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		"HTTP://WWW.Example.COM:80/a/./b/../%7e?q#f", "http://bücher.example/ü",
+		"http://[2001:DB8::1]:080/", "foo:/a/..//b", `http://a\b\..\c`, "http://a/%2e%2E/%", "mailto:x@y",
+	} {
+		f.Add(s)
+	}
+	all := Canonicalizer{SortQuery: true, StripParams: TrackingParams(), FoldWWW: true}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, c := range []*Canonicalizer{{}, &all} {
+			got, err := c.Canonical(raw)
+			if err != nil {
+				continue
+			}
+			again, err := c.Canonical(got)
+			if err != nil || again != got {
+				t.Fatalf("%+v: Canonical(%q) = %q; Canonical of that = %q, %v", *c, raw, got, again, err)
+			}
+			if _, err := url.Parse(got); err != nil {
+				t.Fatalf("Canonical(%q) = %q does not parse: %v", raw, got, err)
+			}
+		}
+	})
+}
+
+func FuzzResolve(f *testing.F) {
+	f.Add("http://a/b/c/d;p?q", "../g?y#s")
+	f.Add("http://a/b/c/d;p?q", "g:h")
+	f.Add("https://x.example/", `\\bücher.example\ü x`)
+	f.Add("http://[::1]:80/", "//[2001:db8::1]/%zz")
+	f.Add("mailto:x@y", "z")
+	f.Fuzz(func(t *testing.T, base, ref string) {
+		b, err := url.Parse(base)
+		if err != nil {
+			return
+		}
+		u, err := Resolve(b, ref)
+		if err != nil {
+			return
+		}
+		s := u.String()
+		if _, err := url.Parse(s); err != nil {
+			t.Fatalf("Resolve(%q, %q) = %q does not parse: %v", base, ref, s, err)
+		}
+		if c, err := Canonical(s); err == nil {
+			if again, err := Canonical(c); err != nil || again != c {
+				t.Fatalf("Canonical(%q) = %q not idempotent: %q, %v", s, c, again, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,196 @@
+package urlnorm
+
+import (
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// idnaProfile converts internationalized host names the way browsers do
+// (UTS #46 non-transitional lookup) but, like browsers, allows the
+// underscores and other ASCII that STD3 rules reject in real host names.
+// It is immutable and safe for concurrent use.
+var idnaProfile = idna.New(
+	idna.MapForLookup(),
+	idna.Transitional(false),
+	idna.StrictDomainName(false),
+	idna.BidiRule(),
+)
+
+// Resolve resolves the reference ref, as found in an href, against base
+// following RFC 3986 §5.2, and returns the absolute URL. The fragment of the
+// result is the fragment of ref (§5.2.2). Resolution works for any scheme;
+// keeping only http and https is the URL filter's job.
+//
+// Before resolving, Resolve applies the leniency browsers apply to links in
+// real pages: leading and trailing whitespace and control characters are
+// trimmed, tabs and newlines anywhere are removed, backslashes before the
+// query are slashes in http, https, ws, wss and ftp URLs, spaces, control
+// characters, non-ASCII bytes and other characters RFC 3986 does not allow
+// are percent-encoded (non-ASCII as its UTF-8 bytes), a stray "%" becomes
+// "%25", and an internationalized host name becomes punycode (IDNA UTS #46).
+// IPv6 literals in brackets are kept as they are. Resolve does not
+// canonicalize beyond that: use Canonical for the duplicate-detection key.
+//
+// base may be nil, in which case ref must be absolute. Resolve does not
+// modify base. It is safe for concurrent use and costs one url.Parse plus a
+// copy of ref.
+func Resolve(base *url.URL, ref string) (*url.URL, error) {
+	baseScheme := ""
+	if base != nil {
+		baseScheme = base.Scheme
+	}
+	s, err := clean(ref, baseScheme)
+	if err != nil {
+		return nil, &Error{Op: "resolve", URL: ref, Err: err}
+	}
+	r, err := url.Parse(s)
+	if err != nil {
+		return nil, &Error{Op: "resolve", URL: ref, Err: err}
+	}
+	if base == nil {
+		if r.Scheme == "" {
+			return nil, &Error{Op: "resolve", URL: ref, Err: ErrNoScheme}
+		}
+		return r, nil
+	}
+	t := base.ResolveReference(r)
+	// RFC 3986 §5.2.2: the target's fragment is always the reference's.
+	// net/url keeps the base's fragment for an empty reference.
+	t.Fragment, t.RawFragment = r.Fragment, r.RawFragment
+	return t, nil
+}
+
+// clean applies browser leniency to ref so that url.Parse accepts what
+// browsers accept; baseScheme decides the backslash rule for a reference
+// without a scheme.
+func clean(ref, baseScheme string) (string, error) {
+	s := trimControl(ref)
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	sch, hasScheme := scheme(s)
+	isSpecial := special(baseScheme)
+	p := 0
+	if hasScheme {
+		isSpecial = special(sch)
+		p = len(sch) + 1
+	}
+	if isSpecial {
+		end := strings.IndexAny(s, "?#")
+		if end < 0 {
+			end = len(s)
+		}
+		if strings.IndexByte(s[:end], '\\') >= 0 {
+			s = strings.ReplaceAll(s[:end], "\\", "/") + s[end:]
+		}
+	}
+
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:p])
+	rest := s[p:]
+	if strings.HasPrefix(rest, "//") {
+		b.WriteString("//")
+		rest = rest[2:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		auth := rest[:end]
+		rest = rest[end:]
+		hostport := auth
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			escapeInto(&b, auth[:at+1], false)
+			hostport = auth[at+1:]
+		}
+		host, port := hostport, ""
+		if !strings.HasPrefix(hostport, "[") {
+			if c := strings.LastIndexByte(hostport, ':'); c >= 0 {
+				host, port = hostport[:c], hostport[c:]
+			}
+			if h, err := asciiHost(host); err != nil {
+				return "", err
+			} else {
+				host = h
+			}
+		}
+		b.WriteString(host)
+		b.WriteString(port)
+	}
+	escapeInto(&b, rest, true)
+	return b.String(), nil
+}
+
+// escapeInto writes s percent-encoding what RFC 3986 does not allow, a "%"
+// that starts no escape, and (if frag) every "#" after the first.
+func escapeInto(b *strings.Builder, s string, frag bool) {
+	seenHash := !frag
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if _, ok := escapeAt(s, i); ok {
+				b.WriteByte(c)
+			} else {
+				b.WriteString("%25")
+			}
+		case c == '#':
+			if seenHash {
+				b.WriteString("%23")
+			} else {
+				seenHash = true
+				b.WriteByte(c)
+			}
+		case class[c]&clsEscape != 0:
+			b.WriteByte('%')
+			b.WriteByte(upperhex[c>>4])
+			b.WriteByte(upperhex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// asciiHost returns a reg-name host with non-ASCII or percent-encoded bytes
+// converted to punycode; ASCII hosts are returned unchanged.
+func asciiHost(host string) (string, error) {
+	ascii := true
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c >= 0x80 || c == '%' {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return host, nil
+	}
+	h, err := url.PathUnescape(host)
+	if err != nil {
+		return "", ErrBadHost
+	}
+	h, err = idnaProfile.ToASCII(h)
+	if err != nil || h == "" {
+		return "", ErrBadHost
+	}
+	return h, nil
+}
+
+// trimControl trims C0 controls and spaces from both ends, as the WHATWG
+// URL parser does.
+func trimControl(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] <= ' ' {
+		i++
+	}
+	for j > i && s[j-1] <= ' ' {
+		j--
+	}
+	return s[i:j]
+}

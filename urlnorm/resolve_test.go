@@ -1,0 +1,166 @@
+package urlnorm
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+)
+
+// rfc3986Base is the base URI of RFC 3986 §5.4.
+const rfc3986Base = "http://a/b/c/d;p?q"
+
+// TestResolveRFC3986 checks every example of RFC 3986 §5.4.1 (normal) and
+// §5.4.2 (abnormal). For "http:g" the strict result is expected.
+func TestResolveRFC3986(t *testing.T) {
+	tests := []struct{ ref, want string }{
+		// §5.4.1 normal examples
+		{"g:h", "g:h"},
+		{"g", "http://a/b/c/g"},
+		{"./g", "http://a/b/c/g"},
+		{"g/", "http://a/b/c/g/"},
+		{"/g", "http://a/g"},
+		{"//g", "http://g"},
+		{"?y", "http://a/b/c/d;p?y"},
+		{"g?y", "http://a/b/c/g?y"},
+		{"#s", "http://a/b/c/d;p?q#s"},
+		{"g#s", "http://a/b/c/g#s"},
+		{"g?y#s", "http://a/b/c/g?y#s"},
+		{";x", "http://a/b/c/;x"},
+		{"g;x", "http://a/b/c/g;x"},
+		{"g;x?y#s", "http://a/b/c/g;x?y#s"},
+		{"", "http://a/b/c/d;p?q"},
+		{".", "http://a/b/c/"},
+		{"./", "http://a/b/c/"},
+		{"..", "http://a/b/"},
+		{"../", "http://a/b/"},
+		{"../g", "http://a/b/g"},
+		{"../..", "http://a/"},
+		{"../../", "http://a/"},
+		{"../../g", "http://a/g"},
+		// §5.4.2 abnormal examples
+		{"../../../g", "http://a/g"},
+		{"../../../../g", "http://a/g"},
+		{"/./g", "http://a/g"},
+		{"/../g", "http://a/g"},
+		{"g.", "http://a/b/c/g."},
+		{".g", "http://a/b/c/.g"},
+		{"g..", "http://a/b/c/g.."},
+		{"..g", "http://a/b/c/..g"},
+		{"./../g", "http://a/b/g"},
+		{"./g/.", "http://a/b/c/g/"},
+		{"g/./h", "http://a/b/c/g/h"},
+		{"g/../h", "http://a/b/c/h"},
+		{"g;x=1/./y", "http://a/b/c/g;x=1/y"},
+		{"g;x=1/../y", "http://a/b/c/y"},
+		{"g?y/./x", "http://a/b/c/g?y/./x"},
+		{"g?y/../x", "http://a/b/c/g?y/../x"},
+		{"g#s/./x", "http://a/b/c/g#s/./x"},
+		{"g#s/../x", "http://a/b/c/g#s/../x"},
+		{"http:g", "http:g"}, // strict parser
+	}
+	base := mustParse(t, rfc3986Base)
+	for _, tt := range tests {
+		u, err := Resolve(base, tt.ref)
+		if err != nil {
+			t.Errorf("Resolve(%q): %v", tt.ref, err)
+			continue
+		}
+		if got := u.String(); got != tt.want {
+			t.Errorf("Resolve(%q) = %q, want %q", tt.ref, got, tt.want)
+		}
+	}
+	if got := base.String(); got != rfc3986Base {
+		t.Errorf("base modified: %q", got)
+	}
+}
+
+func TestResolveLenient(t *testing.T) {
+	tests := []struct{ base, ref, want string }{
+		{"http://a/b/c", "  /x\t\n", "http://a/x"},
+		{"http://a/b/c", "/a\tb\nc\r", "http://a/abc"},
+		{"http://a/b/c", "\x00\x1f /x \x7f", "http://a/x%20%7F"},
+		{"http://a/b/c", `\\evil.example\path`, "http://evil.example/path"},
+		{"http://a/b/c", `..\g\h`, "http://a/g/h"},
+		{"http://a/b/c", `g?x=\y`, "http://a/b/g?x=%5Cy"},
+		{"https://a/b/c", `HTTP:\\x.example\y`, "http://x.example/y"},
+		{"ftp://a/b/c", `d\e`, "ftp://a/b/d/e"},
+		{"foo://a/b/c", `d\e`, "foo://a/b/d%5Ce"},
+		{"http://a/b/c", "/a b", "http://a/a%20b"},
+		{"http://a/b/c", "/ü?ä=ö#é", "http://a/%C3%BC?%C3%A4=%C3%B6#%C3%A9"},
+		{"http://a/b/c", "/100%", "http://a/100%25"},
+		{"http://a/b/c", "/%zz%4", "http://a/%25zz%254"},
+		{"http://a/b/c", "/%41%2f", "http://a/%41%2f"},
+		{"http://a/b/c", `/"<x>"`, "http://a/%22%3Cx%3E%22"},
+		{"http://a/b/c", "?q=a b#f g#h", "http://a/b/c?q=a%20b#f%20g%23h"},
+		{"http://a/b/c", "http://bücher.example/x", "http://xn--bcher-kva.example/x"},
+		{"http://a/b/c", "//BÜCHER.example:8080/", "http://xn--bcher-kva.example:8080/"},
+		{"http://a/b/c", "http://b%C3%BCcher.example/", "http://xn--bcher-kva.example/"},
+		{"http://a/b/c", "http://user:pä ss@bücher.example/", "http://user:p%C3%A4%20ss@xn--bcher-kva.example/"},
+		{"http://a/b/c", "http://[2001:db8::1]:8080/x", "http://[2001:db8::1]:8080/x"},
+		{"http://[2001:db8::1]/b/c", "d", "http://[2001:db8::1]/b/d"},
+		{"http://a/b/c", "mailto:x@example.com", "mailto:x@example.com"},
+		{"http://a/b/c", "javascript:void(0)", "javascript:void(0)"},
+		{"http://a/b/c#frag", "", "http://a/b/c"},
+		{"http://a/b/c#frag", "#other", "http://a/b/c#other"},
+		{"http://en.wikipedia.org/wiki/Main_Page", "/wiki/Wikipedia:General_disclaimer",
+			"http://en.wikipedia.org/wiki/Wikipedia:General_disclaimer"},
+	}
+	for _, tt := range tests {
+		u, err := Resolve(mustParse(t, tt.base), tt.ref)
+		if err != nil {
+			t.Errorf("Resolve(%q, %q): %v", tt.base, tt.ref, err)
+			continue
+		}
+		if got := u.String(); got != tt.want {
+			t.Errorf("Resolve(%q, %q) = %q, want %q", tt.base, tt.ref, got, tt.want)
+		}
+		if _, err := url.Parse(u.String()); err != nil {
+			t.Errorf("Resolve(%q, %q) = %q does not parse: %v", tt.base, tt.ref, u, err)
+		}
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	tests := []struct {
+		base, ref string
+		want      error
+	}{
+		{"", "/relative", ErrNoScheme},
+		{"", "g", ErrNoScheme},
+		{"http://a/", "http://xn--a.\u0000/", nil},
+		{"http://a/", "http://bad\u200dhost\u00ad.example\uFFFF/", ErrBadHost},
+		{"http://a/", "http://%zz\u00e9/", ErrBadHost},
+		{"http://a/", "http://[::1/", nil},
+	}
+	for _, tt := range tests {
+		var base *url.URL
+		if tt.base != "" {
+			base = mustParse(t, tt.base)
+		}
+		u, err := Resolve(base, tt.ref)
+		if err == nil {
+			t.Errorf("Resolve(%q, %q) = %q, want error", tt.base, tt.ref, u)
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Op != "resolve" || e.URL != tt.ref {
+			t.Errorf("Resolve(%q, %q) error %#v is not a resolve *Error", tt.base, tt.ref, err)
+		}
+		if tt.want != nil && !errors.Is(err, tt.want) {
+			t.Errorf("Resolve(%q, %q) error %v, want %v", tt.base, tt.ref, err, tt.want)
+		}
+	}
+	u, err := Resolve(nil, "HTTP://example.com/x")
+	if err != nil || u.String() != "http://example.com/x" {
+		t.Errorf("Resolve(nil, absolute) = %v, %v", u, err)
+	}
+}
+
+func mustParse(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
