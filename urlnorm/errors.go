@@ -27,7 +27,9 @@ type Error struct {
 	Err error  // a sentinel above, or the error of net/url or idna
 }
 
-func (e *Error) Error() string { return "urlnorm: " + e.Op + " " + quote(e.URL) + ": " + trimPrefix(e.Err.Error()) }
+func (e *Error) Error() string {
+	return "urlnorm: " + e.Op + " " + quote(e.URL) + ": " + trimPrefix(e.Err.Error())
+}
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
