@@ -1,0 +1,32 @@
+// Package bitio reads and writes MSB-first bit streams and the instantaneous
+// codes of the Boldi–Vigna web graph format: unary, Elias γ and δ, ζ_k,
+// variable-length nibble and Golomb codes, with the exact code words of
+// dsiutils' InputBitStream/OutputBitStream (Java WebGraph), so streams move
+// between this package, Java WebGraph and webgraph-rs.
+//
+// # Reading
+//
+// A Reader decodes from a byte slice in memory. Short code words (up to 12
+// bits: γ values up to 62, the common small gaps of ζ_3) are decoded with one
+// table lookup on a 64-bit window; longer ones with a leading-zero count.
+// Errors are sticky: a read past the end, or a code word whose value does not
+// fit in 64 bits, records an *Error (unwrapping to ErrOverrun or ErrOverflow)
+// and every later read returns 0, so decoders check Err once per record
+// instead of once per code. No read does more work than the stream is long.
+//
+// # Writing
+//
+// A Writer accumulates bits in a 64-bit register and emits bytes to an
+// io.Writer or to memory; Close pads the last byte with zeros as Java does.
+// Every Write method returns the number of bits written; the *Len functions
+// give the same figure without writing, which is what a compressor uses to
+// compare candidate encodings.
+//
+//	w := bitio.NewWriter(nil)
+//	w.WriteGamma(5)
+//	w.WriteZeta(1000, 3)
+//	w.Close()
+//	r := bitio.NewReader(w.Bytes())
+//	a, b := r.ReadGamma(), r.ReadZeta(3) // 5, 1000
+//	if err := r.Err(); err != nil { ... }
+package bitio

@@ -1,0 +1,496 @@
+package webgraph
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"sync"
+
+	"github.com/crawlkit/crawlkit/webgraph/bitio"
+)
+
+// BVGraph is a graph in Boldi–Vigna compressed form, file-compatible with
+// Java WebGraph's it.unimi.dsi.webgraph.BVGraph: the whole .graph stream is
+// held in memory, node offsets in an Elias–Fano list (about 2 + log2 of the
+// average bits per node, per node).
+//
+// A BVGraph is immutable and safe for concurrent use; each call decodes
+// with its own bit reader. Successors of a node referenced through a chain
+// of r earlier lists costs decoding those r lists (r ≤ maxrefcount when
+// written by a Java-compatible compressor); chains are followed
+// iteratively, so arbitrarily long chains never grow the goroutine stack.
+type BVGraph struct {
+	props   Properties
+	flags   Flags // resolved
+	data    []byte
+	nbits   uint64 // length of the stream in bits
+	offsets *eliasFano
+	window  int
+	minInt  int
+	zk      uint
+	fast    bool // default codes: take the specialised decoding path
+	pool    sync.Pool
+}
+
+// Open loads the BV graph with the given basename (basename.properties,
+// basename.graph and, when present, basename.offsets; without offsets they
+// are rebuilt by one sequential pass).
+func Open(basename string) (*BVGraph, error) {
+	pf, err := os.ReadFile(basename + ".properties")
+	if err != nil {
+		return nil, &Error{Op: "open", Subject: basename, Err: err}
+	}
+	props, err := ParseProperties(bytes.NewReader(pf))
+	if err != nil {
+		return nil, &Error{Op: "open", Subject: basename + ".properties", Err: err}
+	}
+	data, err := os.ReadFile(basename + ".graph")
+	if err != nil {
+		return nil, &Error{Op: "open", Subject: basename, Err: err}
+	}
+	offs, err := os.ReadFile(basename + ".offsets")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Op: "open", Subject: basename, Err: err}
+	}
+	g, err := Load(props, data, offs)
+	if err != nil {
+		return nil, &Error{Op: "open", Subject: basename, Err: err}
+	}
+	return g, nil
+}
+
+// Load builds a BVGraph from the parsed properties, the .graph stream and
+// the .offsets stream (nil: rebuild the offsets with one sequential pass
+// over the graph). The slices are retained, not copied; they must not be
+// modified afterwards. The offsets are checked for monotonicity and bounds,
+// and the node and arc counts are checked when offsets are rebuilt.
+func Load(p *Properties, graph, offsets []byte) (*BVGraph, error) {
+	if p.Nodes < 0 || p.Nodes >= math.MaxInt32 {
+		return nil, formatErr("node count %d", p.Nodes)
+	}
+	g := &BVGraph{
+		props:  *p,
+		flags:  p.Flags.resolved(),
+		data:   graph,
+		nbits:  uint64(len(graph)) * 8,
+		window: p.WindowSize,
+		minInt: p.MinIntervalLength,
+		zk:     uint(p.ZetaK),
+	}
+	if err := p.Flags.validate(); err != nil {
+		return nil, err
+	}
+	if g.zk < 1 || g.zk > 63 || g.window < 0 || g.window > 1<<16 || g.minInt < 0 {
+		return nil, formatErr("parameters windowsize=%d minintervallength=%d zetak=%d", g.window, g.minInt, g.zk)
+	}
+	g.fast = g.flags == Flags{}.resolved()
+	g.pool.New = func() any { return new(succState) }
+	if offsets == nil {
+		return g, g.rebuildOffsets()
+	}
+	n := p.Nodes
+	vals := make([]uint64, n+1)
+	r := bitio.NewReader(offsets)
+	var off uint64
+	for i := 0; i <= n; i++ {
+		d := g.readCode(r, g.flags.Offsets)
+		if r.Err() != nil {
+			return nil, formatErr("offsets: %v", r.Err())
+		}
+		if d > g.nbits-off {
+			return nil, formatErr("offset %d of node %d beyond the end of the graph stream (%d bits)", off+d, i, g.nbits)
+		}
+		off += d
+		vals[i] = off
+	}
+	if vals[0] != 0 {
+		return nil, formatErr("first offset is %d, want 0", vals[0])
+	}
+	g.nbits = off // the rest is padding
+	g.offsets = newEliasFano(vals, off)
+	return g, nil
+}
+
+// rebuildOffsets decodes the whole graph once, recording where each node
+// starts.
+func (g *BVGraph) rebuildOffsets() error {
+	n := g.props.Nodes
+	vals := make([]uint64, 0, n+1)
+	it := g.iter(func(pos uint64) { vals = append(vals, pos) })
+	var arcs int64
+	for it.Next() {
+		arcs += int64(len(it.Successors()))
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	end := it.r.Position()
+	vals = append(vals, end)
+	if arcs != g.props.Arcs {
+		return formatErr("decoded %d arcs, properties say %d", arcs, g.props.Arcs)
+	}
+	g.nbits = end
+	g.offsets = newEliasFano(vals, end)
+	return nil
+}
+
+// Properties returns the graph's properties.
+func (g *BVGraph) Properties() Properties { return g.props }
+
+// NumNodes returns the number of nodes.
+func (g *BVGraph) NumNodes() int { return g.props.Nodes }
+
+// NumArcs returns the number of arcs, as recorded in the properties.
+func (g *BVGraph) NumArcs() int64 { return g.props.Arcs }
+
+// StreamBits returns the length of the .graph bit stream.
+func (g *BVGraph) StreamBits() uint64 { return g.nbits }
+
+// OffsetsBits returns the memory used by the in-memory offsets, in bits.
+func (g *BVGraph) OffsetsBits() uint64 { return g.offsets.sizeBits() }
+
+// Offset returns the bit offset of node x in the .graph stream (x may be
+// NumNodes, giving the stream length). Cost: one Elias–Fano lookup.
+func (g *BVGraph) Offset(x int) (uint64, error) {
+	if x < 0 || x > g.props.Nodes {
+		return 0, nodeErr("offset", x, ErrNodeRange)
+	}
+	return g.offsets.get(x), nil
+}
+
+func (g *BVGraph) readCode(r *bitio.Reader, c Code) uint64 {
+	switch c {
+	case CodeGamma:
+		return r.ReadGamma()
+	case CodeUnary:
+		return r.ReadUnary()
+	case CodeZeta:
+		return r.ReadZeta(g.zk)
+	case CodeDelta:
+		return r.ReadDelta()
+	case CodeNibble:
+		return r.ReadNibble()
+	case CodeGolomb:
+		return r.ReadGolomb(uint64(g.zk))
+	}
+	return 0
+}
+
+func (g *BVGraph) reader(x int) *bitio.Reader {
+	r := bitio.NewReader(g.data)
+	r.SetLimit(g.nbits)
+	r.SetPosition(g.offsets.get(x))
+	return r
+}
+
+// Outdegree returns the number of successors of x. Cost: one Elias–Fano
+// lookup and one code read.
+func (g *BVGraph) Outdegree(x int) (int, error) {
+	if x < 0 || x >= g.props.Nodes {
+		return 0, nodeErr("outdegree", x, ErrNodeRange)
+	}
+	r := g.reader(x)
+	d := g.readCode(r, g.flags.Outdegrees)
+	if r.Err() != nil {
+		return 0, nodeErr("outdegree", x, fmt.Errorf("%w: %v", ErrFormat, r.Err()))
+	}
+	if d > uint64(g.props.Nodes) {
+		return 0, nodeErr("outdegree", x, formatErr("outdegree %d exceeds node count", d))
+	}
+	return int(d), nil
+}
+
+// header is the part of a node's record read before its reference list is
+// needed.
+type header struct {
+	x, d, ref int
+	pos       uint64 // position after the reference
+}
+
+// readHeader reads the outdegree and reference of the node at r's position.
+func (g *BVGraph) readHeader(r *bitio.Reader, x int) (header, error) {
+	h := header{x: x}
+	d := g.readCode(r, g.flags.Outdegrees)
+	if d > uint64(g.props.Nodes) {
+		if r.Err() != nil {
+			return h, formatErr("%v", r.Err())
+		}
+		return h, formatErr("outdegree %d exceeds node count", d)
+	}
+	h.d = int(d)
+	if d > 0 && g.window > 0 {
+		ref := g.readCode(r, g.flags.References)
+		if ref > uint64(g.window) || ref > uint64(x) {
+			if r.Err() != nil {
+				return h, formatErr("%v", r.Err())
+			}
+			return h, formatErr("reference %d out of window %d", ref, g.window)
+		}
+		h.ref = int(ref)
+	}
+	if r.Err() != nil {
+		return h, formatErr("%v", r.Err())
+	}
+	h.pos = r.Position()
+	return h, nil
+}
+
+// scratch holds reusable decoding buffers.
+type scratch struct {
+	copied, extras, resid, merged, blocks []int
+}
+
+// decodeRest decodes the record after the header, given the reference
+// list, appending the successors to out[:0]. Every value read is checked,
+// so a corrupt stream yields ErrFormat and bounded work.
+func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratch, out []int) ([]int, error) {
+	out = out[:0]
+	if h.d == 0 {
+		return out, nil
+	}
+	n := g.props.Nodes
+	x := h.x
+	copied := s.copied[:0]
+	if h.ref > 0 {
+		bc := g.readCode(r, g.flags.BlockCount)
+		if bc > uint64(len(refList))+1 {
+			return out, g.streamErr(r, "block count %d for a reference list of %d", bc, len(refList))
+		}
+		blocks := s.blocks[:0]
+		total := 0
+		for i := 0; i < int(bc); i++ {
+			b := g.readCode(r, g.flags.Blocks)
+			if i > 0 {
+				b++
+			}
+			if b > uint64(len(refList)-total) {
+				return out, g.streamErr(r, "blocks exceed the reference list")
+			}
+			total += int(b)
+			blocks = append(blocks, int(b))
+		}
+		s.blocks = blocks
+		k := 0
+		for i, b := range blocks {
+			if i&1 == 0 {
+				copied = append(copied, refList[k:k+b]...)
+			}
+			k += b
+		}
+		if len(blocks)&1 == 0 {
+			copied = append(copied, refList[k:]...)
+		}
+		s.copied = copied
+	}
+	extra := h.d - len(copied)
+	if extra < 0 {
+		return out, g.streamErr(r, "copied %d arcs, outdegree is %d", len(copied), h.d)
+	}
+	extras := s.extras[:0]
+	if extra > 0 && g.minInt > 0 {
+		ic := r.ReadGamma()
+		if ic > uint64(extra/g.minInt) {
+			return out, g.streamErr(r, "%d intervals for %d extra arcs", ic, extra)
+		}
+		prev := 0
+		for i := 0; i < int(ic); i++ {
+			var left int
+			v := r.ReadGamma()
+			if i == 0 {
+				if v > 2*uint64(n)+1 {
+					return out, g.streamErr(r, "interval start out of range")
+				}
+				left = x + nat2int(v)
+			} else {
+				if v >= uint64(n) {
+					return out, g.streamErr(r, "interval gap out of range")
+				}
+				left = prev + int(v) + 1
+			}
+			l := r.ReadGamma()
+			if l > uint64(extra) {
+				return out, g.streamErr(r, "interval longer than the extra arcs")
+			}
+			ln := int(l) + g.minInt
+			if left < 0 || ln > extra || left+ln > n {
+				return out, g.streamErr(r, "interval [%d, %d) out of range", left, left+ln)
+			}
+			for v := left; v < left+ln; v++ {
+				extras = append(extras, v)
+			}
+			extra -= ln
+			prev = left + ln
+		}
+	}
+	resid := s.resid[:0]
+	if extra > 0 {
+		v := g.readResidual(r)
+		if v > 2*uint64(n)+1 {
+			return out, g.streamErr(r, "first residual out of range")
+		}
+		cur := x + nat2int(v)
+		if cur < 0 || cur >= n {
+			return out, g.streamErr(r, "residual %d out of range", cur)
+		}
+		resid = append(resid, cur)
+		for i := 1; i < extra; i++ {
+			gap := g.readResidual(r)
+			if gap >= uint64(n-cur) {
+				return out, g.streamErr(r, "residual gap out of range")
+			}
+			cur += int(gap) + 1
+			resid = append(resid, cur)
+		}
+	}
+	if r.Err() != nil {
+		return out, g.streamErr(r, "")
+	}
+	s.extras, s.resid = extras, resid
+	// Merge: intervals ∪ residuals, then ∪ copied.
+	if len(extras) > 0 && len(resid) > 0 {
+		m, ok := merge(s.merged[:0], extras, resid)
+		s.merged = m
+		if !ok {
+			return out, g.streamErr(r, "repeated successor")
+		}
+		extras = m
+	} else if len(resid) > 0 {
+		extras = resid
+	}
+	out, ok := merge(out, copied, extras)
+	if !ok {
+		return out, g.streamErr(r, "repeated successor")
+	}
+	return out, nil
+}
+
+func (g *BVGraph) readResidual(r *bitio.Reader) uint64 {
+	if g.fast {
+		return r.ReadZeta(g.zk)
+	}
+	return g.readCode(r, g.flags.Residuals)
+}
+
+func (g *BVGraph) streamErr(r *bitio.Reader, format string, args ...any) error {
+	if r.Err() != nil {
+		return fmt.Errorf("%w: %v", ErrFormat, r.Err())
+	}
+	return formatErr(format, args...)
+}
+
+// merge appends the union of the strictly increasing lists a and b to out;
+// ok is false if they share an element.
+func merge(out, a, b []int) ([]int, bool) {
+	if len(b) == 0 {
+		return append(out, a...), true
+	}
+	if len(a) == 0 {
+		return append(out, b...), true
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			return out, false
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...), true
+}
+
+func nat2int(v uint64) int {
+	if v&1 == 0 {
+		return int(v >> 1)
+	}
+	return -int((v + 1) >> 1)
+}
+
+func int2nat(v int) uint64 {
+	if v >= 0 {
+		return uint64(v) << 1
+	}
+	return uint64(-v)<<1 - 1
+}
+
+// Successors appends the successors of x, in increasing order, to buf[:0]
+// and returns the result. Reference chains are resolved iteratively: the
+// chain's headers are collected first, then the lists are decoded from the
+// oldest to x, each from the previous one. Cost: the sum of the outdegrees
+// along the chain; allocation-free when buf has capacity.
+func (g *BVGraph) Successors(x int, buf []int) ([]int, error) {
+	if x < 0 || x >= g.props.Nodes {
+		return buf[:0], nodeErr("successors", x, ErrNodeRange)
+	}
+	st := g.pool.Get().(*succState)
+	out, err := g.successors(x, buf, st)
+	g.pool.Put(st)
+	if err != nil {
+		return out[:0], nodeErr("successors", x, err)
+	}
+	return out, nil
+}
+
+// succState is the per-call state of a random access.
+type succState struct {
+	r       bitio.Reader
+	chain   []header
+	a, b    []int
+	scratch scratch
+}
+
+func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
+	st.r.Reset(g.data)
+	st.r.SetLimit(g.nbits)
+	r := &st.r
+	chain := st.chain[:0]
+	for y := x; ; {
+		r.SetPosition(g.offsets.get(y))
+		h, err := g.readHeader(r, y)
+		if err != nil {
+			return out, err
+		}
+		chain = append(chain, h)
+		if h.d == 0 || h.ref == 0 {
+			break
+		}
+		y -= h.ref
+	}
+	st.chain = chain
+	// Decode from the end of the chain back to x.
+	var prev []int
+	for i := len(chain) - 1; i >= 0; i-- {
+		h := chain[i]
+		r.SetPosition(h.pos)
+		var dst []int
+		if i == 0 {
+			dst = out
+		} else if i&1 == 0 {
+			dst = st.a
+		} else {
+			dst = st.b
+		}
+		res, err := g.decodeRest(r, h, prev, &st.scratch, dst)
+		if err != nil {
+			return out, err
+		}
+		switch {
+		case i == 0:
+			out = res
+		case i&1 == 0:
+			st.a = res
+		default:
+			st.b = res
+		}
+		prev = res
+	}
+	return out, nil
+}

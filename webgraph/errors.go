@@ -1,0 +1,45 @@
+package webgraph
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrFormat reports a malformed or unsupported file: a corrupt bit
+	// stream, inconsistent properties or offsets.
+	ErrFormat = errors.New("webgraph: malformed graph data")
+	// ErrNodeRange reports a node id outside [0, NumNodes).
+	ErrNodeRange = errors.New("webgraph: node id out of range")
+	// ErrUnknownURL reports a URL that is not in the graph.
+	ErrUnknownURL = errors.New("webgraph: unknown URL")
+	// ErrInput reports invalid input to a writer or builder (unsorted or
+	// repeated successors, a graph too large for the format).
+	ErrInput = errors.New("webgraph: invalid input")
+)
+
+// Error records a failed operation: what was attempted, on what (a node, a
+// file, a URL) and why. Errors unwrap to one of the sentinels above or to
+// an I/O or bitio error.
+type Error struct {
+	Op      string // "successors", "open", "encode", ...
+	Subject string // "node 42", a path, a URL
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Subject == "" {
+		return "webgraph: " + e.Op + ": " + e.Err.Error()
+	}
+	return "webgraph: " + e.Op + " " + e.Subject + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func nodeErr(op string, x int, err error) error {
+	return &Error{Op: op, Subject: fmt.Sprintf("node %d", x), Err: err}
+}
+
+func formatErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+}

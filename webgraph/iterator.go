@@ -1,0 +1,81 @@
+package webgraph
+
+import (
+	"github.com/crawlkit/crawlkit/webgraph/bitio"
+)
+
+// NodeIterator scans a BVGraph sequentially, node 0 first. Sequential
+// decoding keeps the last windowsize+1 lists in a ring, so references cost
+// nothing beyond copying.
+//
+//	it := g.NodeIterator()
+//	for it.Next() {
+//		x, succ := it.Node(), it.Successors()
+//	}
+//	if err := it.Err(); err != nil { ... }
+//
+// A NodeIterator is not safe for concurrent use; create one per goroutine.
+type NodeIterator struct {
+	g       *BVGraph
+	r       bitio.Reader
+	x       int // current node, -1 before the first Next
+	ring    [][]int
+	cur     []int
+	s       scratch
+	err     error
+	onStart func(pos uint64)
+}
+
+// NodeIterator returns an iterator over all nodes from node 0.
+func (g *BVGraph) NodeIterator() *NodeIterator {
+	return g.iter(nil)
+}
+
+func (g *BVGraph) iter(onStart func(uint64)) *NodeIterator {
+	it := &NodeIterator{g: g, x: -1, ring: make([][]int, g.window+1), onStart: onStart}
+	it.r.Reset(g.data)
+	it.r.SetLimit(g.nbits)
+	return it
+}
+
+// Next decodes the next node; it returns false at the end or on error.
+func (it *NodeIterator) Next() bool {
+	if it.err != nil || it.x+1 >= it.g.props.Nodes {
+		return false
+	}
+	it.x++
+	x := it.x
+	if it.onStart != nil {
+		it.onStart(it.r.Position())
+	}
+	h, err := it.g.readHeader(&it.r, x)
+	if err != nil {
+		it.err = nodeErr("scan", x, err)
+		return false
+	}
+	cb := len(it.ring)
+	var refList []int
+	if h.ref > 0 {
+		refList = it.ring[(x-h.ref)%cb]
+	}
+	slot := x % cb
+	out, err := it.g.decodeRest(&it.r, h, refList, &it.s, it.ring[slot])
+	it.ring[slot] = out
+	if err != nil {
+		it.err = nodeErr("scan", x, err)
+		return false
+	}
+	it.cur = out
+	return true
+}
+
+// Node returns the current node id.
+func (it *NodeIterator) Node() int { return it.x }
+
+// Successors returns the successors of the current node in increasing
+// order. The slice is valid until the call to Next after windowsize more
+// calls; copy it to keep it.
+func (it *NodeIterator) Successors() []int { return it.cur }
+
+// Err returns the error that stopped the iteration, or nil.
+func (it *NodeIterator) Err() error { return it.err }
