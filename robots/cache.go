@@ -1,0 +1,426 @@
+package robots
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Response is what a FetchFunc reports for one HTTP request.
+type Response struct {
+	Status   int    // HTTP status code
+	Body     []byte // body, at least its first MaxSize bytes
+	Location string // the Location header of a 3xx, as sent
+}
+
+// FetchFunc makes one GET request for rawURL without following redirects: the
+// Cache follows them itself, so that it can count hops (RFC 9309 §2.3.1.2). A
+// non-nil error is a network failure. A FetchFunc must be safe for concurrent
+// use; it is called at most once at a time per host and scheme.
+type FetchFunc func(ctx context.Context, rawURL string) (*Response, error)
+
+// HTTPFetch returns a FetchFunc over client (http.DefaultClient when nil)
+// that sends userAgent, reads at most MaxSize+1 bytes of the body and leaves
+// redirects to the Cache. It does not mutate client.
+func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return func(ctx context.Context, rawURL string) (*Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+		if err != nil {
+			return nil, err
+		}
+		if userAgent != "" {
+			req.Header.Set("User-Agent", userAgent)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, MaxSize+1))
+		if err != nil && resp.StatusCode/100 == 2 {
+			// A 2xx whose body broke off is a network failure, not a file.
+			return nil, err
+		}
+		return &Response{Status: resp.StatusCode, Body: body, Location: resp.Header.Get("Location")}, nil
+	}
+}
+
+// Options configure a Cache. The zero value of every field selects its
+// default.
+type Options struct {
+	// Fetch makes the requests. Default: HTTPFetch(http.DefaultClient,
+	// Agent). A crawler passes its own fetcher here so that robots.txt
+	// requests obey the same politeness and address rules as pages.
+	Fetch FetchFunc
+	// Agent is the crawler's product token (RFC 9309 §2.2.1: letters, '-'
+	// and '_', e.g. "ExampleBot"), which selects the group of rules. The
+	// User-Agent header is the fetcher's business. Default "crawlkit".
+	Agent string
+	// TTL is how long fetched rules are used before they are fetched again.
+	// Default 24 h, the most RFC 9309 §2.4 allows.
+	TTL time.Duration
+	// ErrorTTL is how long the outcome of a failed fetch (5xx, 429, network
+	// error) is kept before the next attempt. Default 10 min.
+	ErrorTTL time.Duration
+	// MaxEntries bounds the number of hosts cached; the least recently used
+	// host is dropped first. Default 100 000 (about 1 KiB each for a typical
+	// file).
+	MaxEntries int
+	// MaxCrawlDelay caps the Crawl-delay Delay reports. A host asking for
+	// more is not dropped but visited once per MaxCrawlDelay, and Delay tells
+	// the caller it was capped so the frontier can defer it. Default 60 s.
+	MaxCrawlDelay time.Duration
+	// UnreachableAfter is how long a host may keep failing before the Cache
+	// stops treating it as "complete disallow" and, lacking a cached copy,
+	// treats it as having no robots.txt, as RFC 9309 §2.3.1.4 allows after a
+	// "reasonably long period". Default 30 days.
+	UnreachableAfter time.Duration
+	// MaxRedirects is the number of redirects followed; one more makes the
+	// file "unavailable" (allow all). Default 5 (RFC 9309 §2.3.1.2).
+	MaxRedirects int
+	// FetchTimeout bounds one robots.txt fetch including redirects. Default
+	// 30 s.
+	FetchTimeout time.Duration
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) ensureDefaults() {
+	if o.Agent == "" {
+		o.Agent = "crawlkit"
+	}
+	if o.Fetch == nil {
+		o.Fetch = HTTPFetch(nil, o.Agent)
+	}
+	if o.TTL <= 0 {
+		o.TTL = 24 * time.Hour
+	}
+	if o.ErrorTTL <= 0 {
+		o.ErrorTTL = 10 * time.Minute
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = 100_000
+	}
+	if o.MaxCrawlDelay <= 0 {
+		o.MaxCrawlDelay = 60 * time.Second
+	}
+	if o.UnreachableAfter <= 0 {
+		o.UnreachableAfter = 30 * 24 * time.Hour
+	}
+	if o.MaxRedirects <= 0 {
+		o.MaxRedirects = 5
+	}
+	if o.FetchTimeout <= 0 {
+		o.FetchTimeout = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// hostKey identifies a robots.txt: RFC 9309 §2.3 scopes it to scheme, host
+// and port.
+type hostKey struct{ scheme, host string }
+
+func (k hostKey) String() string { return k.scheme + "://" + k.host }
+
+// entry is the cached state of one host; all fields are guarded by Cache.mu.
+type entry struct {
+	key          hostKey
+	rules        *Rules        // in force now; nil before the first fetch ends
+	good         *Rules        // last copy fetched with 2xx/4xx, used while failing
+	failingSince time.Time     // start of the current run of failures; zero when healthy
+	expires      time.Time     // when rules must be fetched again
+	fetching     chan struct{} // closed when the fetch in flight ends; nil when idle
+	prev, next   *entry        // LRU list, most recent at Cache.head
+}
+
+// Cache fetches, caches and answers robots.txt rules per host (scheme, host
+// and port), as §20.2.1 of the book asks: a crawler checks each URL
+// immediately before fetching it, and the Cache makes that check a map lookup.
+//
+// One fetch per host runs at a time: concurrent callers for the same host wait
+// for it. Fetches run in goroutines owned by the Cache, so a caller giving up
+// (its context ends) does not abort a fetch others wait for; Close cancels
+// them and waits for them to end.
+//
+// A Cache is safe for concurrent use. A hit costs one mutex acquisition, a
+// map lookup and Rules.Allowed.
+type Cache struct {
+	opts   Options
+	ctx    context.Context // cancelled by Close; parent of every fetch
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	entries map[hostKey]*entry
+	head    *entry // most recently used
+	tail    *entry // least recently used
+}
+
+// NewCache returns a Cache configured by opts (nil for all defaults). The
+// Cache must be closed with Close.
+func NewCache(opts *Options) *Cache {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.ensureDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Cache{opts: o, ctx: ctx, cancel: cancel, entries: make(map[hostKey]*entry)}
+}
+
+// Close cancels the fetches in flight, waits for their goroutines to end and
+// makes every later call fail with ErrClosed. It is idempotent.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+	return nil
+}
+
+func keyOf(u *url.URL) (hostKey, error) {
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return hostKey{}, ErrScheme
+	}
+	if u.Host == "" {
+		return hostKey{}, ErrNoHost
+	}
+	host := strings.ToLower(u.Host)
+	if scheme == "http" {
+		host = strings.TrimSuffix(host, ":80")
+	} else {
+		host = strings.TrimSuffix(host, ":443")
+	}
+	return hostKey{scheme, host}, nil
+}
+
+// Allowed reports whether the Cache's agent may fetch u, fetching the
+// host's robots.txt first if it is not cached or has expired. An unreachable
+// robots.txt is not an error: it answers false (complete disallow). Errors
+// are *Error wrapping ErrScheme, ErrNoHost, ErrClosed or the context's error
+// when ctx ends while waiting.
+func (c *Cache) Allowed(ctx context.Context, u *url.URL) (bool, error) {
+	if u == nil {
+		return false, &Error{Op: "allowed", Err: ErrNoHost}
+	}
+	key, err := keyOf(u)
+	if err != nil {
+		return false, &Error{Op: "allowed", Host: u.Scheme + "://" + u.Host, Err: err}
+	}
+	if u.Path == "/robots.txt" {
+		return true, nil
+	}
+	r, err := c.get(ctx, key)
+	if err != nil {
+		return false, &Error{Op: "allowed", Host: key.String(), Err: err}
+	}
+	return r.Allowed(c.opts.Agent, u.RequestURI()), nil
+}
+
+// Get returns the rules in force for u's host, fetching them if needed, for
+// callers that want more than one answer (Sitemaps, CrawlDelay for another
+// agent). Errors are as for Allowed.
+func (c *Cache) Get(ctx context.Context, u *url.URL) (*Rules, error) {
+	if u == nil {
+		return nil, &Error{Op: "get", Err: ErrNoHost}
+	}
+	key, err := keyOf(u)
+	if err != nil {
+		return nil, &Error{Op: "get", Host: u.Scheme + "://" + u.Host, Err: err}
+	}
+	r, err := c.get(ctx, key)
+	if err != nil {
+		return nil, &Error{Op: "get", Host: key.String(), Err: err}
+	}
+	return r, nil
+}
+
+// Delay returns the Crawl-delay host asks of the Cache's agent, capped at
+// Options.MaxCrawlDelay, and whether it was capped. host is a URL's Host
+// ("example.com" or "example.com:8080"); when both its http and https
+// robots.txt are cached the larger delay applies. Delay never fetches: a host
+// not cached yet has no delay. Capped hosts are still crawled, once per
+// MaxCrawlDelay; the frontier should defer them rather than drop them.
+func (c *Cache) Delay(host string) (d time.Duration, capped bool) {
+	host = strings.ToLower(host)
+	c.mu.Lock()
+	for _, k := range [...]hostKey{{"http", strings.TrimSuffix(host, ":80")}, {"https", strings.TrimSuffix(host, ":443")}} {
+		if e := c.entries[k]; e != nil && e.rules != nil {
+			d = max(d, e.rules.CrawlDelay(c.opts.Agent))
+		}
+	}
+	c.mu.Unlock()
+	if d > c.opts.MaxCrawlDelay {
+		return c.opts.MaxCrawlDelay, true
+	}
+	return d, false
+}
+
+// Len returns the number of hosts cached.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	e := c.entries[key]
+	if e == nil {
+		e = &entry{key: key}
+		c.entries[key] = e
+		c.pushFront(e)
+	} else if c.head != e {
+		c.unlink(e)
+		c.pushFront(e)
+	}
+	if e.fetching == nil && (e.rules == nil || !c.opts.Now().Before(e.expires)) {
+		e.fetching = make(chan struct{})
+		c.wg.Add(1)
+		go c.refresh(e, e.fetching)
+	}
+	c.evict()
+	if e.fetching == nil {
+		r := e.rules
+		c.mu.Unlock()
+		return r, nil
+	}
+	done := e.fetching
+	c.mu.Unlock()
+
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		return nil, ErrClosed
+	}
+	c.mu.Lock()
+	r, closed := e.rules, c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	return r, nil
+}
+
+// refresh fetches e's robots.txt and installs the outcome.
+func (c *Cache) refresh(e *entry, done chan struct{}) {
+	defer c.wg.Done()
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.FetchTimeout)
+	r, ok := c.fetch(ctx, e.key)
+	cancel()
+	now := c.opts.Now()
+
+	c.mu.Lock()
+	if ok {
+		e.rules, e.good, e.failingSince = r, r, time.Time{}
+		e.expires = now.Add(c.opts.TTL)
+	} else {
+		if e.failingSince.IsZero() {
+			e.failingSince = now
+		}
+		switch {
+		case e.good != nil:
+			// §2.4: a cached copy may be used beyond 24 h while the file is
+			// unreachable.
+			e.rules = e.good
+		case now.Sub(e.failingSince) >= c.opts.UnreachableAfter:
+			e.rules = allowAllRules
+		default:
+			e.rules = disallowAllRules
+		}
+		e.expires = now.Add(c.opts.ErrorTTL)
+	}
+	e.fetching = nil
+	close(done)
+	c.mu.Unlock()
+}
+
+// fetch gets the robots.txt of key, following up to MaxRedirects redirects.
+// ok is false when the file is unreachable (5xx, 429, network failure).
+func (c *Cache) fetch(ctx context.Context, key hostKey) (r *Rules, ok bool) {
+	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
+	for hop := 0; ; hop++ {
+		resp, err := c.opts.Fetch(ctx, target.String())
+		if err != nil || resp == nil {
+			return disallowAllRules, false
+		}
+		switch s := resp.Status; {
+		case s >= 200 && s < 300:
+			return Parse(s, resp.Body), true
+		case s >= 300 && s < 400:
+			if hop >= c.opts.MaxRedirects || resp.Location == "" {
+				return allowAllRules, true // §2.3.1.2: unavailable
+			}
+			next, err := target.Parse(resp.Location)
+			if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
+				return allowAllRules, true
+			}
+			target = next
+		case s == 429 || s >= 500 && s < 600:
+			return disallowAllRules, false
+		case s >= 400 && s < 500:
+			return allowAllRules, true
+		default:
+			return disallowAllRules, false
+		}
+	}
+}
+
+func (c *Cache) pushFront(e *entry) {
+	e.prev, e.next = nil, c.head
+	if c.head != nil {
+		c.head.prev = e
+	}
+	c.head = e
+	if c.tail == nil {
+		c.tail = e
+	}
+}
+
+func (c *Cache) unlink(e *entry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		c.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		c.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+}
+
+// evict drops least recently used hosts beyond MaxEntries, skipping hosts with
+// a fetch in flight: dropping one would let a second fetch of the same host
+// start while the first still runs.
+func (c *Cache) evict() {
+	for e := c.tail; len(c.entries) > c.opts.MaxEntries && e != nil; {
+		prev := e.prev
+		if e.fetching == nil {
+			c.unlink(e)
+			delete(c.entries, e.key)
+		}
+		e = prev
+	}
+}

@@ -1,0 +1,25 @@
+package robots
+
+import "errors"
+
+var (
+	// ErrClosed is returned by a Cache used after Close.
+	ErrClosed = errors.New("robots: cache closed")
+	// ErrScheme is returned for a URL that is neither http nor https: RFC
+	// 9309 §2.3 defines robots.txt for those two schemes only here.
+	ErrScheme = errors.New("robots: unsupported scheme")
+	// ErrNoHost is returned for a URL without a host.
+	ErrNoHost = errors.New("robots: URL without host")
+)
+
+// Error records a Cache operation that failed and the host it was for.
+type Error struct {
+	Op   string // "allowed", "get"
+	Host string // scheme://host[:port] the robots.txt belongs to
+	Err  error
+}
+
+func (e *Error) Error() string { return "robots: " + e.Op + " " + e.Host + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error, for errors.Is and errors.As.
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,202 @@
+package robots
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// rule is one compiled allow or disallow line.
+//
+// The pattern is split at its '*' wildcards into literal segments, each held
+// in canonical form (see appendCanon), so that matching is a prefix test, a
+// few strings.Index calls and, for a '$'-anchored pattern, a suffix test: no
+// allocation and no backtracking. Greedy leftmost matching of the segments is
+// exact for patterns whose only metacharacter is '*'.
+type rule struct {
+	segs     []string // canonical literal segments; len(segs)-1 wildcards between them
+	anchored bool     // the pattern ended in '$'
+	allow    bool
+	length   int   // octets of the pattern as written: the RFC 9309 specificity
+	last     int16 // for an anchored pattern, the byte a matching path ends with; -1 if any
+}
+
+// compileRule compiles the value of an allow or disallow line. The value is
+// non-empty and has no surrounding whitespace.
+func compileRule(value string, allow bool) rule {
+	r := rule{allow: allow, length: len(value), last: -1}
+	p := value
+	if p[0] != '/' && p[0] != '*' {
+		// RFC 9309 requires a pattern to start with "/"; a bare "private"
+		// can only mean "/private" (temoto and Google agree).
+		p = "/" + p
+	}
+	if strings.HasSuffix(p, "$") {
+		r.anchored = true
+		p = p[:len(p)-1]
+	}
+	parts := strings.Split(p, "*")
+	r.segs = make([]string, 0, len(parts))
+	var canon []byte
+	for i, part := range parts {
+		if part == "" && i > 0 && i < len(parts)-1 {
+			continue // "**" is one wildcard
+		}
+		canon = appendCanon(canon[:0], part)
+		r.segs = append(r.segs, string(canon))
+	}
+	if tail := r.segs[len(r.segs)-1]; r.anchored && tail != "" {
+		r.last = int16(tail[len(tail)-1])
+	}
+	return r
+}
+
+// match reports whether the rule matches the canonical path p.
+func (r *rule) match(p string) bool {
+	if r.last >= 0 && (p == "" || p[len(p)-1] != byte(r.last)) {
+		return false // cheap rejection for "*.gif$" and the like
+	}
+	segs := r.segs
+	first := segs[0]
+	if len(p) < len(first) || p[:len(first)] != first {
+		return false
+	}
+	if len(segs) == 1 {
+		return !r.anchored || len(p) == len(first)
+	}
+	pos := len(first)
+	last := len(segs) - 1
+	for _, s := range segs[1:last] {
+		i := strings.Index(p[pos:], s)
+		if i < 0 {
+			return false
+		}
+		pos += i + len(s)
+	}
+	tail := segs[last]
+	if r.anchored {
+		return len(p)-pos >= len(tail) && p[len(p)-len(tail):] == tail
+	}
+	return strings.Contains(p[pos:], tail)
+}
+
+// unreserved reports whether c is an RFC 3986 unreserved character: the only
+// characters whose percent-encoded and literal forms are the same URI.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+const upperhex = "0123456789ABCDEF"
+
+// needsCanon reports whether s differs from its canonical form, so that the
+// common path (plain ASCII, no escapes) is matched in place.
+func needsCanon(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if special[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// special marks the bytes appendCanon rewrites.
+var special = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c <= ' ' || c >= 0x7f || c == '%' || c == '*' || c == '$'
+	}
+	return t
+}()
+
+// appendCanon appends the canonical form of s to dst, the form RFC 9309
+// §2.2.2 compares in: a percent-encoded unreserved character is decoded
+// ("%62" is "b"), every other escape keeps its encoding with upper-case hex
+// ("%2f" is "%2F", never "/": reserved characters are not decoded), and octets
+// outside printable US-ASCII (UTF-8, controls, space) are percent-encoded, so
+// "/ツ" in a rule and "/%E3%83%84" in a URL meet. '*' and '$' are encoded too:
+// inside a pattern they only reach here as literals ('$' not at the end), and
+// a URL's literal "*" must meet a rule's "%2A" (§2.2.3). A '%' not followed by
+// two hex digits stands for itself and is encoded as "%25".
+func appendCanon(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 < len(s) {
+				hi, ok1 := unhex(s[i+1])
+				lo, ok2 := unhex(s[i+2])
+				if ok1 && ok2 {
+					v := hi<<4 | lo
+					if unreserved(v) {
+						dst = append(dst, v)
+					} else {
+						dst = append(dst, '%', upperhex[v>>4], upperhex[v&15])
+					}
+					i += 2
+					continue
+				}
+			}
+			dst = append(dst, "%25"...)
+		case c <= ' ' || c >= 0x7f || c == '*' || c == '$':
+			dst = append(dst, '%', upperhex[c>>4], upperhex[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// requestPath returns the path and query of target, a full URL or a path,
+// without its fragment. It does not allocate. slash reports that the result
+// lacks the leading "/" it stands for ("http://h?q" has path "/?q").
+func requestPath(target string) (p string, slash bool) {
+	if i := strings.IndexByte(target, '#'); i >= 0 {
+		target = target[:i]
+	}
+	if !strings.HasPrefix(target, "/") {
+		if i := strings.Index(target, "://"); i >= 0 && i == strings.IndexAny(target, ":/?") {
+			rest := target[i+3:]
+			j := strings.IndexAny(rest, "/?")
+			if j < 0 {
+				return "", true
+			}
+			target = rest[j:]
+		}
+	} else if strings.HasPrefix(target, "//") {
+		// Scheme-relative URL: skip the authority.
+		rest := target[2:]
+		j := strings.IndexAny(rest, "/?")
+		if j < 0 {
+			return "", true
+		}
+		target = rest[j:]
+	}
+	return target, !strings.HasPrefix(target, "/")
+}
+
+// canonPath returns the canonical form of the request path of target, using
+// buf when it must be rewritten. The result aliases buf or target and is valid
+// only while both are.
+func canonPath(buf []byte, target string) string {
+	p, slash := requestPath(target)
+	if !slash && !needsCanon(p) {
+		return p
+	}
+	b := buf[:0]
+	if slash {
+		b = append(b, '/')
+	}
+	b = appendCanon(b, p)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -1,0 +1,393 @@
+package robots
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// MaxSize is the number of bytes of a robots.txt file that Parse reads: the
+// 500 KiB RFC 9309 §2.5 asks crawlers to parse at least. Anything after it is
+// ignored, from the start of the line the limit falls in, so that a rule cut
+// in half never applies.
+const MaxSize = 500 << 10
+
+// maxCrawlDelay bounds a parsed Crawl-delay so that the conversion to a
+// time.Duration cannot overflow; a year is far beyond any sane cap.
+const maxCrawlDelay = 365 * 24 * time.Hour
+
+type kind uint8
+
+const (
+	parsed      kind = iota // rules from a file
+	allowAll                // 4xx, redirect loop, empty file: no restrictions
+	disallowAll             // 5xx, 429, network failure: complete disallow
+)
+
+// Rules is a parsed robots.txt file: the groups of rules per user agent, the
+// Crawl-delay of each group and the Sitemap URLs.
+//
+// A Rules is immutable and safe for concurrent use by multiple goroutines.
+// It holds about 60 bytes per rule plus the rule text.
+type Rules struct {
+	kind     kind
+	groups   map[string]*group // by lower-case product token
+	star     *group            // the "*" group, nil when absent
+	sitemaps []string
+}
+
+// group is the merged set of rules of one user agent, sorted so that the first
+// match is the RFC 9309 winner: longest pattern first, allow before disallow
+// on equal length.
+type group struct {
+	rules      []rule
+	index      *node // radix tree over rules, nil for small groups
+	crawlDelay time.Duration
+	hasDelay   bool
+}
+
+var (
+	allowAllRules    = &Rules{kind: allowAll}
+	disallowAllRules = &Rules{kind: disallowAll}
+)
+
+// AllowAll returns the Rules of a host without a robots.txt: everything is
+// allowed (RFC 9309 §2.3.1.3).
+func AllowAll() *Rules { return allowAllRules }
+
+// DisallowAll returns the Rules of a host whose robots.txt is unreachable:
+// nothing but /robots.txt is allowed (RFC 9309 §2.3.1.4).
+func DisallowAll() *Rules { return disallowAllRules }
+
+// Parse returns the rules of a robots.txt response with the given HTTP status
+// code and body. It never fails: a line it cannot understand is skipped and
+// the rest of the file still applies.
+//
+// The status decides first (RFC 9309 §2.3.1): 2xx parses body; 4xx means no
+// robots.txt, so everything is allowed; 5xx means the file is unreachable, so
+// everything is disallowed. Parse does not follow redirects (Cache does): a
+// 3xx handed to Parse is a redirect chain that could not be followed, which
+// §2.3.1.2 lets a crawler treat as "unavailable" (allow all). 429 Too Many
+// Requests is treated like 5xx, not like the other 4xx: the host is asking us
+// to slow down, and reading that as "no restrictions" would be impolite. Any
+// other status (1xx, 0 for a network failure, out of range) is unreachable.
+//
+// Only the first MaxSize bytes are parsed. Parse costs O(len(body)) plus
+// O(r log r) for r rules; it copies what it keeps, so body may be reused.
+func Parse(status int, body []byte) *Rules {
+	switch {
+	case status >= 200 && status < 300:
+		return parse(body)
+	case status >= 300 && status < 400:
+		return allowAllRules
+	case status == 429:
+		return disallowAllRules
+	case status >= 400 && status < 500:
+		return allowAllRules
+	}
+	return disallowAllRules
+}
+
+// rawGroup is a group as written: its user-agent lines, then its members.
+type rawGroup struct {
+	agents     []string // product tokens, lower case; "*" for the wildcard
+	rules      []rule
+	crawlDelay time.Duration
+	hasDelay   bool
+}
+
+func parse(body []byte) *Rules {
+	if len(body) > MaxSize {
+		body = body[:MaxSize]
+		if i := bytes.LastIndexAny(body, "\r\n"); i >= 0 {
+			body = body[:i]
+		} else {
+			body = nil
+		}
+	}
+	body = trimBOM(body)
+
+	var (
+		raws     []*rawGroup
+		cur      *rawGroup
+		inAgents bool // the last group line was a user-agent line
+		sitemaps []string
+	)
+	for len(body) > 0 {
+		var line []byte
+		if i := bytes.IndexAny(body, "\r\n"); i >= 0 {
+			line = body[:i]
+			if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+				i++
+			}
+			body = body[i+1:]
+		} else {
+			line, body = body, nil
+		}
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			continue // not a record: skipped (RFC 9309 §2.2)
+		}
+		key := bytes.Trim(line[:colon], " \t\v\f")
+		val := bytes.Trim(line[colon+1:], " \t\v\f")
+		switch {
+		case bytes.EqualFold(key, []byte("user-agent")):
+			if cur == nil || !inAgents {
+				cur = &rawGroup{}
+				raws = append(raws, cur)
+				inAgents = true
+			}
+			cur.agents = append(cur.agents, agentToken(val))
+		case bytes.EqualFold(key, []byte("allow")), bytes.EqualFold(key, []byte("disallow")):
+			if cur == nil {
+				continue // before the first user-agent: belongs to no group
+			}
+			inAgents = false
+			if len(val) == 0 {
+				continue // "Disallow:" is a member that matches nothing
+			}
+			allow := len(key) == len("allow")
+			cur.rules = append(cur.rules, compileRule(string(val), allow))
+		case bytes.EqualFold(key, []byte("crawl-delay")):
+			if cur == nil {
+				continue
+			}
+			inAgents = false
+			if d, ok := parseDelay(val); ok {
+				cur.crawlDelay, cur.hasDelay = d, true
+			}
+		case bytes.EqualFold(key, []byte("sitemap")):
+			// Not a group member (§2.2.4): it neither ends nor joins a group.
+			if len(val) > 0 {
+				sitemaps = append(sitemaps, string(val))
+			}
+		}
+		// Unknown keys are skipped without touching the group state, as
+		// Google's reference parser does.
+	}
+
+	r := &Rules{kind: parsed, sitemaps: sitemaps, groups: make(map[string]*group)}
+	for _, rg := range raws {
+		for _, a := range rg.agents {
+			if a == "" {
+				continue // an invalid product token matches no crawler
+			}
+			g := r.groups[a]
+			if g == nil {
+				g = &group{}
+				r.groups[a] = g
+			}
+			// Groups naming the same agent are merged (§2.2.1).
+			g.rules = append(g.rules, rg.rules...)
+			if rg.hasDelay && (!g.hasDelay || rg.crawlDelay > g.crawlDelay) {
+				g.crawlDelay, g.hasDelay = rg.crawlDelay, true
+			}
+		}
+	}
+	for a, g := range r.groups {
+		g.rules = slices.Clip(g.rules)
+		slices.SortStableFunc(g.rules, func(x, y rule) int {
+			if x.length != y.length {
+				return y.length - x.length
+			}
+			if x.allow != y.allow {
+				if x.allow {
+					return -1
+				}
+				return 1
+			}
+			return 0
+		})
+		if len(g.rules) >= indexMin {
+			g.index = buildIndex(g.rules)
+		}
+		if a == "*" {
+			r.star = g
+		}
+	}
+	return r
+}
+
+// trimBOM removes a UTF-8 byte order mark, or the first one or two bytes of
+// one (a truncated BOM, which Google's parser also tolerates).
+func trimBOM(b []byte) []byte {
+	const bom = "\xEF\xBB\xBF"
+	for n := len(bom); n > 0; n-- {
+		if len(b) >= n && string(b[:n]) == bom[:n] {
+			return b[n:]
+		}
+	}
+	return b
+}
+
+// isTokenChar reports whether c may appear in an RFC 9309 product token:
+// letters, '-' and '_'.
+func isTokenChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
+}
+
+// agentToken returns the product token of a user-agent line's value, lower
+// case: "*" for the wildcard, the leading run of token characters otherwise
+// ("Googlebot/2.1" is "googlebot"), "" when there is none.
+func agentToken(val []byte) string {
+	if len(val) > 0 && val[0] == '*' {
+		if len(val) == 1 || val[1] == ' ' || val[1] == '\t' {
+			return "*"
+		}
+		return ""
+	}
+	n := 0
+	for n < len(val) && isTokenChar(val[n]) {
+		n++
+	}
+	return strings.ToLower(string(val[:n]))
+}
+
+// parseDelay parses a Crawl-delay value in seconds; fractions are allowed,
+// negative, infinite and non-numeric values are not.
+func parseDelay(val []byte) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(val), len(val)), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return 0, false
+	}
+	if f >= maxCrawlDelay.Seconds() {
+		return maxCrawlDelay, true
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+// group returns the group that applies to the crawler named agent: the group
+// of its product token if there is one (even an empty one), else the "*"
+// group, else nil. It does not allocate for tokens up to 64 bytes.
+func (r *Rules) group(agent string) *group {
+	for agent != "" && (agent[0] == ' ' || agent[0] == '\t') {
+		agent = agent[1:]
+	}
+	if agent == "*" {
+		return r.star
+	}
+	n := 0
+	upper := false
+	for n < len(agent) && isTokenChar(agent[n]) {
+		upper = upper || 'A' <= agent[n] && agent[n] <= 'Z'
+		n++
+	}
+	if n == 0 {
+		return r.star
+	}
+	tok := agent[:n]
+	var g *group
+	if !upper {
+		g = r.groups[tok]
+	} else if n <= 64 {
+		var buf [64]byte
+		for i := 0; i < n; i++ {
+			c := tok[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		g = r.groups[string(buf[:n])]
+	} else {
+		g = r.groups[strings.ToLower(tok)]
+	}
+	if g == nil {
+		return r.star
+	}
+	return g
+}
+
+// Allowed reports whether the crawler agent may fetch target, a full URL
+// ("https://example.com/a?b") or a path with its query ("/a?b"); a fragment
+// is ignored.
+//
+// agent is the crawler's product token ("ExampleBot"); a string that goes on
+// after the token ("ExampleBot/1.2 (+https://example.com/bot)") is cut at the
+// first character a token cannot hold. The token is compared
+// case-insensitively with the file's user-agent lines, exactly, never by
+// prefix. When no group names the agent, the "*" group applies; when there
+// is none either, everything is allowed. Within the group, the rule with the
+// longest pattern that matches wins and allow wins a tie; "/robots.txt" is
+// always allowed.
+//
+// Allowed does not allocate for paths up to 512 bytes; it costs one pass over
+// the path plus, per rule tried in order of length, a prefix compare (and a
+// substring search per '*').
+func (r *Rules) Allowed(agent, target string) bool {
+	if r == nil || r.kind == allowAll {
+		return true
+	}
+	var buf [512]byte
+	p := canonPath(buf[:], target)
+	if r.kind == disallowAll {
+		return isRobotsPath(p)
+	}
+	g := r.group(agent)
+	if g == nil {
+		return true
+	}
+	return g.allowed(p)
+}
+
+func (g *group) allowed(p string) bool {
+	if g.index != nil {
+		i := g.lookup(p)
+		return i < 0 || g.rules[i].allow || isRobotsPath(p)
+	}
+	for i := range g.rules {
+		if g.rules[i].match(p) {
+			return g.rules[i].allow || isRobotsPath(p)
+		}
+	}
+	return true
+}
+
+// isRobotsPath reports whether the canonical request path p is /robots.txt,
+// which RFC 9309 §2.2.2 always allows.
+func isRobotsPath(p string) bool {
+	const robots = "/robots.txt"
+	return strings.HasPrefix(p, robots) && (len(p) == len(robots) || p[len(robots)] == '?')
+}
+
+// CrawlDelay returns the Crawl-delay of the group that applies to agent, 0
+// when it has none. Crawl-delay is not part of RFC 9309; it is read as a
+// number of seconds (fractions allowed), and a malformed value is skipped.
+// Merged groups keep the largest delay. Safe for concurrent use.
+func (r *Rules) CrawlDelay(agent string) time.Duration {
+	if r == nil || r.kind != parsed {
+		return 0
+	}
+	if g := r.group(agent); g != nil {
+		return g.crawlDelay
+	}
+	return 0
+}
+
+// Sitemaps returns the Sitemap URLs of the file in the order written. The
+// slice is shared: callers must not modify it. Safe for concurrent use.
+func (r *Rules) Sitemaps() []string {
+	if r == nil {
+		return nil
+	}
+	return r.sitemaps
+}
+
+// String returns a short description for logs: "allow all", "disallow all"
+// or the number of groups and sitemaps.
+func (r *Rules) String() string {
+	switch {
+	case r == nil || r.kind == allowAll:
+		return "robots: allow all"
+	case r.kind == disallowAll:
+		return "robots: disallow all"
+	}
+	return "robots: " + strconv.Itoa(len(r.groups)) + " agents, " + strconv.Itoa(len(r.sitemaps)) + " sitemaps"
+}

@@ -1,0 +1,316 @@
+package robots
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// One test per behaviour issue 4 lists, in its order.
+
+func TestAgentCaseInsensitive(t *testing.T) {
+	runChecks(t, "User-Agent: FooBot\nDisallow: /\n", []check{
+		{"foobot", "/x", false},
+		{"FOOBOT", "/x", false},
+		{"FooBot/1.0 (+https://example.com)", "/x", false},
+	})
+	runChecks(t, "user-agent: foobot\nDisallow: /\n", []check{{"FooBot", "/x", false}})
+}
+
+func TestAgentLinesShareGroup(t *testing.T) {
+	runChecks(t, "User-agent: a\nUser-agent: b\n# comment between\nUser-agent: c\nDisallow: /x\n", []check{
+		{"a", "/x", false}, {"b", "/x", false}, {"c", "/x", false}, {"d", "/x", true},
+	})
+	// A sitemap or an unknown line between user-agent lines does not split
+	// the group.
+	runChecks(t, "User-agent: a\nSitemap: https://example.com/s.xml\nFoo: bar\nUser-agent: b\nDisallow: /x\n", []check{
+		{"a", "/x", false}, {"b", "/x", false},
+	})
+}
+
+func TestGroupsMergedForSameAgent(t *testing.T) {
+	file := "User-agent: a\nDisallow: /one\nCrawl-delay: 2\n\nUser-agent: b\nDisallow: /two\n\nUser-agent: A\nDisallow: /three\nAllow: /one/ok\nCrawl-delay: 5\n"
+	runChecks(t, file, []check{
+		{"a", "/one", false}, {"a", "/three", false}, {"a", "/two", true}, {"a", "/one/ok", true},
+		{"b", "/two", false}, {"b", "/one", true},
+	})
+	if d := Parse(200, []byte(file)).CrawlDelay("a"); d != 5*time.Second {
+		t.Errorf("merged CrawlDelay = %v, want the larger 5s", d)
+	}
+}
+
+func TestEmptyGroupAppliesWithoutFallback(t *testing.T) {
+	runChecks(t, "User-agent: *\nDisallow: /\n\nUser-agent: quiet\n", []check{
+		{"quiet", "/x", true}, {"other", "/x", false},
+	})
+	// Empty because its only rule is empty.
+	runChecks(t, "User-agent: *\nDisallow: /\n\nUser-agent: quiet\nDisallow:\n", []check{
+		{"quiet", "/x", true},
+	})
+}
+
+func TestNoPrefixMatchingOfAgents(t *testing.T) {
+	runChecks(t, "User-agent: foo\nDisallow: /foo\n\nUser-agent: foobot-news\nDisallow: /news\n\nUser-agent: *\nDisallow: /star\n", []check{
+		{"foobot", "/foo", true}, {"foobot", "/star", false}, // "foo" is not a prefix match for "foobot"
+		{"foobot", "/news", true}, // nor "foobot-news" for "foobot"
+		{"foobot-news", "/news", false}, {"foobot-news", "/foo", true},
+		{"fo", "/foo", true}, {"fo", "/star", false},
+	})
+}
+
+func TestStarOnlyWhenNoGroupMatches(t *testing.T) {
+	runChecks(t, "User-agent: *\nDisallow: /private\n\nUser-agent: bot\nDisallow: /other\n", []check{
+		{"bot", "/private", true}, {"bot", "/other", false},
+		{"somebody", "/private", false}, {"somebody", "/other", true},
+		{"*", "/private", false},
+	})
+	// No group at all: no rules apply.
+	runChecks(t, "User-agent: bot\nDisallow: /\n", []check{{"somebody", "/x", true}})
+}
+
+func TestLongestMatchWins(t *testing.T) {
+	file := "User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /a/b/c\nAllow: /a/b/c/d\n"
+	runChecks(t, file, []check{
+		{"x", "/a", false}, {"x", "/a/b", true}, {"x", "/a/b/c", false}, {"x", "/a/b/c/d", true},
+		{"x", "/b", true},
+	})
+	// Order in the file does not matter.
+	lines := []string{"Disallow: /a", "Allow: /a/b", "Disallow: /a/b/c", "Allow: /a/b/c/d"}
+	slices.Reverse(lines)
+	runChecks(t, "User-agent: *\n"+strings.Join(lines, "\n"), []check{
+		{"x", "/a", false}, {"x", "/a/b", true}, {"x", "/a/b/c", false}, {"x", "/a/b/c/d", true},
+	})
+}
+
+func TestLengthMeasuredOnRuleAsWritten(t *testing.T) {
+	// "/private" (8 octets) beats "/*.html" (7) for /private.html, whatever
+	// the matched span; temoto compares regexp lengths ("/.*\.html", 9).
+	runChecks(t, "User-agent: *\nAllow: /*.html\nDisallow: /private\n", []check{
+		{"x", "/private.html", false}, {"x", "/public.html", true},
+	})
+	// "/page*" (6) beats "/page" (5): the wildcard counts as written.
+	runChecks(t, "User-agent: *\nDisallow: /page\nAllow: /page*\n", []check{{"x", "/page1", true}})
+}
+
+func TestAllowWinsTie(t *testing.T) {
+	runChecks(t, "User-agent: *\nDisallow: /page\nAllow: /page\n", []check{{"x", "/page", true}})
+	runChecks(t, "User-agent: *\nAllow: /page\nDisallow: /page\n", []check{{"x", "/page", true}})
+	runChecks(t, "User-agent: *\nDisallow: /*.gif\nAllow: /a*gif\n", []check{{"x", "/a.gif", true}})
+}
+
+func TestWildcardsAnchoredAtStart(t *testing.T) {
+	runChecks(t, "User-agent: *\nDisallow: /b\nDisallow: *.php$\nDisallow: /x*y$\nDisallow: /fish*.php\n", []check{
+		{"x", "/a/b", true},  // no implicit leading wildcard
+		{"x", "/b/a", false}, // prefix match
+		{"x", "/index.php", false}, {"x", "/a/index.php", false}, {"x", "/index.php?q", true},
+		{"x", "/xay", false}, {"x", "/xy", false}, {"x", "/xyz", true}, {"x", "/ay", true},
+		{"x", "/fish.php", false}, {"x", "/fishheads/catfish.php?parameters", false}, {"x", "/Fish.PHP", true},
+		{"x", "/a$b", true},
+	})
+	// '$' only anchors at the end of a pattern; elsewhere it is a literal.
+	runChecks(t, "User-agent: *\nDisallow: /a$b\n", []check{
+		{"x", "/a$b", false}, {"x", "/a$bc", false}, {"x", "/a", true},
+	})
+	// A pattern without a leading '/' is read as if it had one.
+	runChecks(t, "User-agent: *\nDisallow: private\n", []check{{"x", "/private/x", false}})
+}
+
+func TestPercentEncodingNormalized(t *testing.T) {
+	runChecks(t, "User-agent: *\nDisallow: /%62ar\nDisallow: /caf%c3%a9\nDisallow: /\u00fcber\nDisallow: /%7Euser\n", []check{
+		{"x", "/bar", false}, {"x", "/%62ar", false}, {"x", "/%62%61r", false}, // %62 is b
+		{"x", "/caf%C3%A9", false}, {"x", "/caf%c3%a9", false}, {"x", "/caf\u00e9", false}, // hex case
+		{"x", "/%C3%BCber", false}, {"x", "/%c3%bcber", false}, // UTF-8 in the rule
+		{"x", "/~user", false}, {"x", "/%7euser", false},
+		{"x", "/car", true},
+	})
+	// A stray '%' is itself.
+	runChecks(t, "User-agent: *\nDisallow: /100%\n", []check{{"x", "/100%25", false}, {"x", "/100%", false}, {"x", "/100", true}})
+}
+
+func TestRobotsTxtAlwaysAllowed(t *testing.T) {
+	for _, r := range []*Rules{Parse(200, []byte("User-agent: *\nDisallow: /\n")), Parse(503, nil), DisallowAll()} {
+		for _, target := range []string{"/robots.txt", "https://example.com/robots.txt", "/robots.txt?x=1"} {
+			if !r.Allowed("bot", target) {
+				t.Errorf("%v: Allowed(%q) = false", r, target)
+			}
+		}
+		if r.Allowed("bot", "/robots.txt.bak") {
+			t.Errorf("%v: /robots.txt.bak allowed", r)
+		}
+	}
+}
+
+func TestBOM(t *testing.T) {
+	for _, bom := range []string{"\xEF\xBB\xBF", "\xEF\xBB", "\xEF", ""} {
+		runChecks(t, bom+"User-agent: *\nDisallow: /x\n", []check{{"a", "/x", false}, {"a", "/y", true}})
+	}
+}
+
+func TestWhitespaceAroundColon(t *testing.T) {
+	for _, sep := range []string{":", " :", ": ", " : ", "\t:\t", "  :  "} {
+		runChecks(t, " User-agent"+sep+"a \nDisallow"+sep+"/x\t\n", []check{{"a", "/x", false}, {"a", "/y", true}})
+	}
+}
+
+func TestCommentsAnywhere(t *testing.T) {
+	file := "# header\nUser-agent: a # the bot\n#Disallow: /commented\nDisallow: /x#fragment-like\nDisallow: /y # trailing\nAllow: # nothing\n"
+	runChecks(t, file, []check{
+		{"a", "/x", false}, {"a", "/xyz", false}, {"a", "/y", false},
+		{"a", "/commented", true}, {"a", "/z", true},
+	})
+}
+
+func TestLineEndings(t *testing.T) {
+	for _, eol := range []string{"\n", "\r", "\r\n"} {
+		file := strings.Join([]string{"User-agent: a", "Disallow: /x", "", "User-agent: b", "Disallow: /y"}, eol)
+		runChecks(t, file, []check{{"a", "/x", false}, {"a", "/y", true}, {"b", "/y", false}, {"b", "/x", true}})
+	}
+	// Mixed.
+	runChecks(t, "User-agent: a\r\nDisallow: /x\rDisallow: /y\nDisallow: /z", []check{{"a", "/x", false}, {"a", "/y", false}, {"a", "/z", false}})
+}
+
+func TestLinesBeforeFirstUserAgentIgnored(t *testing.T) {
+	runChecks(t, "Disallow: /x\nAllow: /y\nCrawl-delay: 9\n\nUser-agent: a\nDisallow: /y\n", []check{
+		{"a", "/x", true}, {"a", "/y", false}, {"b", "/x", true},
+	})
+	if d := Parse(200, []byte("Crawl-delay: 9\nUser-agent: a\nDisallow: /")).CrawlDelay("a"); d != 0 {
+		t.Errorf("CrawlDelay before user-agent applied: %v", d)
+	}
+}
+
+func TestMalformedLinesSkipped(t *testing.T) {
+	file := "User-agent: a\n" +
+		"this line has no colon\n" +
+		"Disalow: /typo\n" +
+		"Crawl-delay: soon\n" +
+		"Crawl-delay: -1\n" +
+		"Crawl-delay: NaN\n" +
+		"Crawl-delay: +Inf\n" +
+		": /no-key\n" +
+		"\x00\xff\xfe: garbage\n" +
+		"Disallow: /x\n" +
+		"Crawl-delay: 1.5\n" +
+		"User-agent\n" +
+		"Disallow: /y\n"
+	runChecks(t, file, []check{{"a", "/x", false}, {"a", "/y", false}, {"a", "/typo", true}, {"a", "/no-key", true}})
+	if d := Parse(200, []byte(file)).CrawlDelay("a"); d != 1500*time.Millisecond {
+		t.Errorf("CrawlDelay = %v, want 1.5s", d)
+	}
+	for _, bad := range []string{"soon", "-1", "NaN", "+Inf", "1e400", ""} {
+		if d := Parse(200, []byte("User-agent: a\nCrawl-delay: "+bad+"\n")).CrawlDelay("a"); d != 0 {
+			t.Errorf("Crawl-delay %q = %v, want skipped", bad, d)
+		}
+	}
+}
+
+func TestParsesAtLeast500KiB(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("User-agent: *\n")
+	for i := 0; b.Len() < MaxSize-100; i++ {
+		fmt.Fprintf(&b, "Disallow: /dir%06d/\n", i)
+	}
+	b.WriteString("Disallow: /last\n")
+	if b.Len() < 500*1024-100 {
+		t.Fatalf("test file is only %d bytes", b.Len())
+	}
+	inside := b.Len()
+	b.WriteString(strings.Repeat("#", MaxSize-inside-5) + "\nDisallow: /cut-in-half-allow-too-much\n")
+	b.WriteString("Disallow: /beyond\n")
+	r := Parse(200, b.Bytes())
+	runChecks(t, b.String(), []check{
+		{"x", "/dir000000/", false}, {"x", "/last", false},
+		{"x", "/beyond", true}, {"x", "/cut", true},
+	})
+	if g := r.group("x"); len(g.rules) < 20000 {
+		t.Errorf("%d rules parsed", len(g.rules))
+	}
+}
+
+func TestStatus(t *testing.T) {
+	body := []byte("User-agent: *\nDisallow: /x\n")
+	tests := []struct {
+		status int
+		want   bool // Allowed("/x")
+		wantY  bool // Allowed("/y")
+	}{
+		{200, false, true}, {204, false, true}, {299, false, true},
+		{301, true, true}, {399, true, true}, // redirects not followable: unavailable
+		{400, true, true}, {401, true, true}, {403, true, true}, {404, true, true}, {410, true, true}, {499, true, true},
+		{429, false, false}, // treated as 5xx
+		{500, false, false}, {503, false, false}, {599, false, false},
+		{0, false, false}, {100, false, false}, {600, false, false}, {-1, false, false},
+	}
+	for _, tt := range tests {
+		r := Parse(tt.status, body)
+		if got := r.Allowed("bot", "/x"); got != tt.want {
+			t.Errorf("status %d: Allowed(/x) = %v, want %v", tt.status, got, tt.want)
+		}
+		if got := r.Allowed("bot", "/y"); got != tt.wantY {
+			t.Errorf("status %d: Allowed(/y) = %v, want %v", tt.status, got, tt.wantY)
+		}
+	}
+}
+
+func TestCrawlDelay(t *testing.T) {
+	r := Parse(200, []byte("User-agent: *\nCrawl-delay: 3\n\nUser-agent: slow\nCrawl-delay: 0.25\nDisallow: /x\n\nUser-agent: huge\nCrawl-delay: 1e300\n"))
+	tests := []struct {
+		agent string
+		want  time.Duration
+	}{{"any", 3 * time.Second}, {"slow", 250 * time.Millisecond}, {"SLOW/2", 250 * time.Millisecond}, {"huge", maxCrawlDelay}}
+	for _, tt := range tests {
+		if got := r.CrawlDelay(tt.agent); got != tt.want {
+			t.Errorf("CrawlDelay(%q) = %v, want %v", tt.agent, got, tt.want)
+		}
+	}
+	if d := Parse(503, nil).CrawlDelay("x"); d != 0 {
+		t.Errorf("unreachable CrawlDelay = %v", d)
+	}
+}
+
+func TestSitemaps(t *testing.T) {
+	r := Parse(200, []byte("Sitemap: https://example.com/a.xml\nUser-agent: *\nDisallow: /\nsitemap:https://example.com/b.xml # c\nSITEMAP :\n"))
+	want := []string{"https://example.com/a.xml", "https://example.com/b.xml"}
+	if got := r.Sitemaps(); !slices.Equal(got, want) {
+		t.Errorf("Sitemaps = %q, want %q", got, want)
+	}
+	if got := Parse(404, nil).Sitemaps(); got != nil {
+		t.Errorf("404 Sitemaps = %q", got)
+	}
+}
+
+func TestAllowedTargets(t *testing.T) {
+	r := Parse(200, []byte("User-agent: *\nDisallow: /$\nDisallow: /a?b\nDisallow: /*?q=\n"))
+	tests := []struct {
+		target string
+		want   bool
+	}{
+		{"https://example.com", false}, {"https://example.com/", false}, {"http://example.com?x", true},
+		{"http://example.com:8080/#frag", false}, {"//example.com/", false}, {"/", false}, {"", false},
+		{"/a?b", false}, {"/a?c", true}, {"https://h/a?b=1", false}, {"/a#?b", true},
+		{"/x?q=1", false}, {"/x?r=1", true}, {"https://u:p@h/a?b", false},
+		{"mailto:x", true},
+	}
+	for _, tt := range tests {
+		if got := r.Allowed("bot", tt.target); got != tt.want {
+			t.Errorf("Allowed(%q) = %v, want %v", tt.target, got, tt.want)
+		}
+	}
+}
+
+func TestNilAndString(t *testing.T) {
+	var r *Rules
+	if !r.Allowed("a", "/") || r.CrawlDelay("a") != 0 || r.Sitemaps() != nil {
+		t.Error("nil Rules is not allow-all")
+	}
+	for _, tt := range []struct {
+		r    *Rules
+		want string
+	}{{AllowAll(), "robots: allow all"}, {DisallowAll(), "robots: disallow all"}, {Parse(200, []byte("User-agent: a\nUser-agent: b\nSitemap: s")), "robots: 2 agents, 1 sitemaps"}} {
+		if got := tt.r.String(); got != tt.want {
+			t.Errorf("String = %q, want %q", got, tt.want)
+		}
+	}
+}
