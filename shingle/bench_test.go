@@ -1,0 +1,126 @@
+package shingle_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/shingle"
+)
+
+// benchDoc is a 16 KiB page-like text, the size of a typical page's text.
+var benchDoc = benchText(16 << 10)
+
+func BenchmarkTokenizer(b *testing.B) {
+	var t shingle.Tokenizer
+	b.SetBytes(int64(len(benchDoc)))
+	b.ReportAllocs()
+	words := 0
+	for b.Loop() {
+		t.Reset(benchDoc)
+		for t.Next() {
+			words++
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(words), "ns/word")
+}
+
+func benchSketch(b *testing.B, m shingle.Method, k int) {
+	s, _ := shingle.NewSketcher(&shingle.Options{K: k, Method: m})
+	dst := make(shingle.Signature, 0, k)
+	b.SetBytes(int64(len(benchDoc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = s.AppendSketch(dst[:0], benchDoc)
+	}
+	b.ReportMetric(float64(b.N)*float64(len(benchDoc))/1e6/b.Elapsed().Seconds(), "MB/s/core")
+}
+
+// BenchmarkSketch measures sketching throughput including tokenization
+// (single goroutine, so MB/s is per core).
+func BenchmarkSketch(b *testing.B) {
+	b.Run("method=oph/K=128", func(b *testing.B) { benchSketch(b, shingle.OnePermutation, 128) })
+	b.Run("method=classic/K=128", func(b *testing.B) { benchSketch(b, shingle.Classic, 128) })
+	b.Run("method=oph/K=256", func(b *testing.B) { benchSketch(b, shingle.OnePermutation, 256) })
+}
+
+// BenchmarkSketchSpeedup sketches the same document with both methods in
+// every iteration and reports how many times faster one-permutation
+// hashing is than classic K-hash MinHash at K=128.
+func BenchmarkSketchSpeedup(b *testing.B) {
+	oph, _ := shingle.NewSketcher(&shingle.Options{K: 128})
+	classic, _ := shingle.NewSketcher(&shingle.Options{K: 128, Method: shingle.Classic})
+	dst := make(shingle.Signature, 0, 128)
+	var tOPH, tClassic time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		dst = oph.AppendSketch(dst[:0], benchDoc)
+		t1 := time.Now()
+		dst = classic.AppendSketch(dst[:0], benchDoc)
+		tClassic += time.Since(t1)
+		tOPH += t1.Sub(t0)
+	}
+	mb := float64(b.N) * float64(len(benchDoc)) / 1e6
+	b.ReportMetric(mb/tOPH.Seconds(), "oph-MB/s")
+	b.ReportMetric(mb/tClassic.Seconds(), "classic-MB/s")
+	b.ReportMetric(tClassic.Seconds()/tOPH.Seconds(), "speedup")
+}
+
+func BenchmarkSimhash(b *testing.B) {
+	s, _ := shingle.NewSketcher(nil)
+	b.SetBytes(int64(len(benchDoc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Simhash(benchDoc)
+	}
+}
+
+func BenchmarkLSHQuery(b *testing.B) {
+	s, _ := shingle.NewSketcher(nil)
+	l, _ := shingle.NewLSH(nil)
+	r := rand.New(rand.NewPCG(1, 2))
+	items := make([]uint64, 200)
+	for id := range 20000 {
+		for i := range items {
+			items[i] = r.Uint64()
+		}
+		_ = l.Insert(uint64(id), s.SketchSet(nil, items))
+	}
+	q := s.SketchSet(nil, items)
+	var dst []uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = l.Query(dst[:0], q)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/query")
+}
+
+func BenchmarkSimhashIndexQuery(b *testing.B) {
+	x, _ := shingle.NewSimhashIndex(3, 0)
+	r := rand.New(rand.NewPCG(1, 2))
+	for id := range 100000 {
+		_ = x.Insert(uint64(id), r.Uint64())
+	}
+	var dst []uint64
+	q := r.Uint64()
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = x.Query(dst[:0], q)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/query")
+}
+
+func BenchmarkShingles(b *testing.B) {
+	var s shingle.Shingles
+	b.SetBytes(int64(len(benchDoc)))
+	b.ReportAllocs()
+	var x uint64
+	for b.Loop() {
+		s.Reset(benchDoc, 4, 0)
+		for s.Next() {
+			x ^= s.Hash()
+		}
+	}
+	_ = x
+}

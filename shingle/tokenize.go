@@ -1,0 +1,138 @@
+package shingle
+
+import (
+	"iter"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Byte classes of the ASCII fast path.
+const (
+	sep   = 0 // separator: space, punctuation, control
+	lower = 1 // part of a word, already lowercase (a-z, 0-9)
+	upper = 2 // part of a word, lowercased by adding 32 (A-Z)
+	multi = 3 // start or continuation of a multi-byte UTF-8 sequence
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = lower
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = lower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = upper
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = multi
+	}
+	return t
+}()
+
+// isWordRune reports whether a non-ASCII rune belongs to a word: letters,
+// numbers and combining marks (so "é" spelled e + U+0301 stays one word).
+// Invalid UTF-8 (decoded as utf8.RuneError) separates words.
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
+}
+
+// Tokenizer splits UTF-8 text into lowercase words. A word is a maximal run
+// of letters, numbers and combining marks (Unicode categories L, N, M);
+// everything else (spaces, punctuation, symbols, control characters and
+// invalid UTF-8) separates words and is dropped. Lowercasing is Unicode's
+// simple case mapping (unicode.ToLower), without normalisation: "é" as one
+// code point and as e + U+0301 are different words.
+//
+// The zero value is ready to use after Reset. A Tokenizer is not safe for
+// concurrent use. It does not allocate per token: Token returns either a
+// sub-slice of the input (words already in lowercase ASCII) or a buffer
+// reused across tokens. Cost: O(1) per byte, with a table lookup per ASCII
+// byte and a Unicode table lookup per non-ASCII rune.
+type Tokenizer struct {
+	src []byte
+	pos int
+	buf []byte
+	tok []byte
+}
+
+// Reset makes t tokenize src from its beginning. t keeps a reference to
+// src until the next Reset.
+func (t *Tokenizer) Reset(src []byte) {
+	t.src, t.pos, t.tok = src, 0, nil
+}
+
+// Next advances to the next word and reports whether there is one.
+func (t *Tokenizer) Next() bool {
+	src, i := t.src, t.pos
+	// Skip separators.
+	for ; i < len(src); i++ {
+		if c := byteClass[src[i]]; c != sep {
+			if c != multi {
+				break
+			}
+			r, n := utf8.DecodeRune(src[i:])
+			if isWordRune(r) {
+				break
+			}
+			i += n - 1
+		}
+	}
+	if i >= len(src) {
+		t.pos, t.tok = i, nil
+		return false
+	}
+	// Fast path: a run of lowercase ASCII is returned without copying.
+	start, j := i, i
+	for j < len(src) && byteClass[src[j]] == lower {
+		j++
+	}
+	if j == len(src) || byteClass[src[j]] == sep {
+		t.pos, t.tok = j, src[start:j]
+		return true
+	}
+	// Slow path: the word needs case mapping or holds non-ASCII runes.
+	buf := append(t.buf[:0], src[start:j]...)
+	i = j
+loop:
+	for i < len(src) {
+		c := src[i]
+		switch byteClass[c] {
+		case sep:
+			break loop
+		case lower:
+			buf = append(buf, c)
+			i++
+		case upper:
+			buf = append(buf, c+('a'-'A'))
+			i++
+		default:
+			r, n := utf8.DecodeRune(src[i:])
+			if !isWordRune(r) {
+				break loop
+			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			i += n
+		}
+	}
+	t.buf, t.tok, t.pos = buf, buf, i
+	return true
+}
+
+// Token returns the current word, lowercase UTF-8. It is valid until the
+// next call to Next or Reset and must not be modified.
+func (t *Tokenizer) Token() []byte { return t.tok }
+
+// Words returns an iterator over the lowercase words of text. Each yielded
+// slice is valid only until the next iteration (see Tokenizer.Token).
+func Words(text []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		var t Tokenizer
+		t.Reset(text)
+		for t.Next() {
+			if !yield(t.Token()) {
+				return
+			}
+		}
+	}
+}
