@@ -164,25 +164,39 @@ func requestPath(target string) (p string, slash bool) {
 	if i := strings.IndexByte(target, '#'); i >= 0 {
 		target = target[:i]
 	}
-	if !strings.HasPrefix(target, "/") {
-		if i := strings.Index(target, "://"); i >= 0 && i == strings.IndexAny(target, ":/?") {
-			rest := target[i+3:]
-			j := strings.IndexAny(rest, "/?")
-			if j < 0 {
-				return "", true
-			}
-			target = rest[j:]
-		}
-	} else if strings.HasPrefix(target, "//") {
+	if strings.HasPrefix(target, "//") {
 		// Scheme-relative URL: skip the authority.
-		rest := target[2:]
-		j := strings.IndexAny(rest, "/?")
-		if j < 0 {
-			return "", true
+		return afterAuthority(target[2:])
+	}
+	if !strings.HasPrefix(target, "/") {
+		// A scheme is letters, digits, '+', '-', '.' up to "://".
+		for i := 0; i < len(target); i++ {
+			c := target[i]
+			if c == ':' {
+				if strings.HasPrefix(target[i:], "://") {
+					return afterAuthority(target[i+3:])
+				}
+				break
+			}
+			if c == '/' || c == '?' {
+				break
+			}
 		}
-		target = rest[j:]
 	}
 	return target, !strings.HasPrefix(target, "/")
+}
+
+// afterAuthority returns what follows the authority that starts s.
+func afterAuthority(s string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[i:], false
+		}
+		if s[i] == '?' {
+			return s[i:], true
+		}
+	}
+	return "", true
 }
 
 // canonPath returns the canonical form of the request path of target, using

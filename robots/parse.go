@@ -36,9 +36,20 @@ const (
 type Rules struct {
 	kind     kind
 	groups   map[string]*group // by lower-case product token
+	agents   []agentGroup      // the same, as a list, when short
 	star     *group            // the "*" group, nil when absent
 	sitemaps []string
 }
+
+// agentGroup pairs a lower-case product token with its group.
+type agentGroup struct {
+	token string
+	g     *group
+}
+
+// maxAgentList is the number of agents up to which a linear scan with a
+// case-insensitive compare beats hashing a lower-cased copy.
+const maxAgentList = 8
 
 // group is the merged set of rules of one user agent, sorted so that the first
 // match is the RFC 9309 winner: longest pattern first, allow before disallow
@@ -212,6 +223,11 @@ func parse(body []byte) *Rules {
 			r.star = g
 		}
 	}
+	if len(r.groups) <= maxAgentList {
+		for a, g := range r.groups {
+			r.agents = append(r.agents, agentGroup{a, g})
+		}
+	}
 	return r
 }
 
@@ -284,9 +300,17 @@ func (r *Rules) group(agent string) *group {
 	}
 	tok := agent[:n]
 	var g *group
-	if !upper {
+	switch {
+	case r.agents != nil || len(r.groups) == 0:
+		for _, ag := range r.agents {
+			if len(ag.token) == n && asciiEqualFold(ag.token, tok) {
+				g = ag.g
+				break
+			}
+		}
+	case !upper:
 		g = r.groups[tok]
-	} else if n <= 64 {
+	case n <= 64:
 		var buf [64]byte
 		for i := 0; i < n; i++ {
 			c := tok[i]
@@ -296,7 +320,7 @@ func (r *Rules) group(agent string) *group {
 			buf[i] = c
 		}
 		g = r.groups[string(buf[:n])]
-	} else {
+	default:
 		g = r.groups[strings.ToLower(tok)]
 	}
 	if g == nil {
@@ -355,6 +379,21 @@ func (g *group) allowed(p string) bool {
 func isRobotsPath(p string) bool {
 	const robots = "/robots.txt"
 	return strings.HasPrefix(p, robots) && (len(p) == len(robots) || p[len(robots)] == '?')
+}
+
+// asciiEqualFold reports whether lower (lower case) equals s ignoring ASCII
+// case; both have the same length.
+func asciiEqualFold(lower, s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // CrawlDelay returns the Crawl-delay of the group that applies to agent, 0

@@ -18,6 +18,17 @@ func TestAgentCaseInsensitive(t *testing.T) {
 		{"FooBot/1.0 (+https://example.com)", "/x", false},
 	})
 	runChecks(t, "user-agent: foobot\nDisallow: /\n", []check{{"FooBot", "/x", false}})
+	// Past maxAgentList agents the lookup hashes; tokens over 64 bytes too.
+	long := strings.Repeat("LongBot", 12)
+	var b strings.Builder
+	for i := range maxAgentList + 2 {
+		fmt.Fprintf(&b, "User-agent: bot%c\nDisallow: /%c\n\n", 'a'+i, 'a'+i)
+	}
+	b.WriteString("User-agent: " + long + "\nDisallow: /long\n")
+	runChecks(t, b.String(), []check{
+		{"botc", "/c", false}, {"BOTC/1", "/c", false}, {"botc", "/d", true}, {"botz", "/c", true},
+		{long, "/long", false}, {strings.ToLower(long), "/long", false}, {long[:70], "/long", true},
+	})
 }
 
 func TestAgentLinesShareGroup(t *testing.T) {
