@@ -1,0 +1,62 @@
+// Package index is an inverted index for crawled pages, scored with BM25 and
+// distributed across machines by documents or by terms (IIR §20.3).
+//
+// # Shards
+//
+// A Shard maps each term to a roaring bitmap of document ids with term
+// frequencies beside it, and stores each document's URL, title and length.
+// An Analyzer segments text into words (the UAX #29 word rules for letters,
+// numbers and ideographs), lowercases them and optionally drops stop words.
+// Queries combine terms with Or or And and ask for the top k; Or queries use
+// WAND dynamic pruning over exact per-term upper bounds, so they score a
+// fraction of the postings (Result.Postings) yet return exactly the
+// exhaustive top k. Re-adding a URL replaces the document (the old one goes
+// into a deletions bitmap); Compact reclaims the space. WriteTo and ReadFrom
+// persist a shard in a versioned format protected by CRC-32C.
+//
+//	s := index.NewShard(index.ShardOptions{})
+//	s.Add(index.Document{URL: "https://a.example/", Title: "Crawling", Text: "..."})
+//	res, err := s.Search(ctx, index.ParseQuery(s.Analyzer(), "web crawler", index.Or, 10), nil)
+//
+// # Scoring
+//
+// BM25 uses Lucene's defaults (k1 = 1.2, b = 0.75) and idf ln(1 + (N − n +
+// 0.5)/(n + 0.5)); see BM25. A document's score adds its terms'
+// contributions in ascending term order, in every implementation, so the
+// same statistics give bit-identical scores however the index is split.
+//
+// # Distribution by documents
+//
+// Each shard holds a subset of the documents, chosen by a Partitioner: ByURL
+// (hash of the URL, the default the book recommends) or ByHost. A Broker
+// sends every query to all shards together with global statistics (N,
+// total length, document frequencies) that it gathers from the shards and
+// refreshes in the background, and merges their top k. An optional low tier
+// is searched only when the high tier returns too few hits.
+//
+//	b, _ := index.NewBroker(index.BrokerOptions{Shards: []index.Searcher{s0, s1, s2, s3}})
+//	defer b.Close()
+//	res, err := b.Search(ctx, q, nil)
+//
+// # Distribution by terms
+//
+// A TermIndex assigns each term to one TermShard, which keeps that term's
+// complete posting list; the coordinator keeps the document table. A query
+// fetches the posting lists of its terms from their owners and scores them
+// at the coordinator. docs/index-partitioning.md compares the bytes moved
+// and the latency of both partitionings on a skewed query log.
+//
+// # Remote shards
+//
+// Searcher (and PostingSource for term shards) are small interfaces. Remote
+// implements both over a Transport, a one-method request/reply interface
+// (the cluster package provides one over NATS); Handler serves a node's
+// Searcher or PostingSource on the other side and is itself the in-process
+// loopback Transport. Meter counts the bytes a Transport moves.
+//
+// # Testing
+//
+// Reference is a brute-force Searcher for checking rankings; package
+// indextest generates reproducible collections and skewed query logs and
+// compares two Searchers' rankings.
+package index

@@ -1,0 +1,37 @@
+package index
+
+import "errors"
+
+var (
+	// ErrCorrupt reports input that is not a valid index: bad magic, bad
+	// checksum, truncated data or inconsistent contents.
+	ErrCorrupt = errors.New("index: corrupt data")
+	// ErrVersion reports an index file written by an unknown format version.
+	ErrVersion = errors.New("index: unsupported format version")
+	// ErrFull reports a shard that has used all 2^32−1 document ids; compact
+	// it or add shards.
+	ErrFull = errors.New("index: shard full")
+	// ErrNoURL reports a document without a URL (the URL is its identity).
+	ErrNoURL = errors.New("index: document without URL")
+	// ErrClosed reports use of a closed Broker.
+	ErrClosed = errors.New("index: closed")
+)
+
+// Error is an index failure with the operation and its subject (a URL, a
+// file section, a shard), wrapping the cause.
+type Error struct {
+	Op      string // "add", "read", "search", "stats", "postings", "decode"
+	Subject string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	s := "index: " + e.Op
+	if e.Subject != "" {
+		s += " " + e.Subject
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }

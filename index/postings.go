@@ -1,0 +1,126 @@
+package index
+
+import (
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// postingList is the postings of one term: a roaring bitmap of document ids
+// with the term frequencies beside it, freqs[i] belonging to the i-th
+// smallest id. front is the Pareto frontier of its (tf, document length)
+// pairs, deleted documents included: the postings no other beats on both
+// higher tf and shorter document. BM25 grows with tf and shrinks with
+// length, so the best posting for any avgdl is on the frontier, and the
+// term's exact upper bound for dynamic pruning costs O(len(front)), a few
+// points, instead of a scan of the list.
+type postingList struct {
+	docs  *roaring.Bitmap
+	freqs []uint32
+	front []tfLen // ascending tf and ascending length
+}
+
+type tfLen struct{ tf, len uint32 }
+
+func newPostingList() *postingList {
+	return &postingList{docs: roaring.New()}
+}
+
+// add appends a posting; doc must be larger than every id already present.
+func (pl *postingList) add(doc, tf, docLen uint32) {
+	pl.docs.Add(doc)
+	pl.freqs = append(pl.freqs, tf)
+	pl.note(tf, docLen)
+}
+
+// note adds (tf, docLen) to the frontier unless a point dominates it.
+func (pl *postingList) note(tf, docLen uint32) {
+	f := pl.front
+	// The first point with tf' ≥ tf has the shortest length among them.
+	i := 0
+	for i < len(f) && f[i].tf < tf {
+		i++
+	}
+	if i < len(f) && f[i].len <= docLen {
+		return // dominated
+	}
+	// Points with tf' ≤ tf and len' ≥ docLen are dominated by the new one;
+	// they sit just before i (lengths ascend).
+	j := i
+	for j > 0 && f[j-1].len >= docLen {
+		j--
+	}
+	if i < len(f) && f[i].tf == tf {
+		i++ // same tf, longer document: replaced
+	}
+	pl.front = append(f[:j], append([]tfLen{{tf, docLen}}, f[i:]...)...)
+}
+
+// upperBound is the largest BM25 contribution any posting of pl makes,
+// inflated by a relative 1e-9 so that summing bounds in another order than
+// scores can never make a bound fall below a real score.
+func (pl *postingList) upperBound(p BM25, idf, avgdl float64) float64 {
+	if len(pl.freqs) == 0 || idf <= 0 {
+		return 0 // a non-positive idf (stale statistics) never adds to a score
+	}
+	best := 0.0
+	for _, pt := range pl.front {
+		best = max(best, p.termScore(idf, pt.tf, p.norm(pt.len, avgdl)))
+	}
+	return best * (1 + 1e-9)
+}
+
+// liveDF is the number of postings of pl that are not deleted. Cost:
+// O(containers).
+func (pl *postingList) liveDF(deleted *roaring.Bitmap) int64 {
+	n := int64(pl.docs.GetCardinality())
+	if deleted != nil && !deleted.IsEmpty() {
+		n -= int64(pl.docs.AndCardinality(deleted))
+	}
+	return n
+}
+
+// cursor walks a posting list in id order, tracking the index of the
+// current posting in freqs.
+type cursor struct {
+	pl   *postingList
+	it   roaring.IntPeekable
+	doc  uint32
+	pos  int
+	done bool
+	t    *qterm
+}
+
+func (c *cursor) reset(pl *postingList, t *qterm) {
+	c.pl, c.t, c.pos, c.done = pl, t, -1, false
+	c.it = pl.docs.Iterator()
+	c.next()
+}
+
+// next moves to the following posting.
+func (c *cursor) next() {
+	if !c.it.HasNext() {
+		c.done = true
+		return
+	}
+	c.doc = c.it.Next()
+	c.pos++
+}
+
+// seek moves to the first posting with id ≥ target. Short hops step;
+// long ones skip inside the bitmap and recover the position by rank.
+func (c *cursor) seek(target uint32) {
+	for steps := 0; !c.done && c.doc < target; steps++ {
+		if steps == 4 {
+			c.it.AdvanceIfNeeded(target)
+			if !c.it.HasNext() {
+				c.done = true
+				return
+			}
+			c.doc = c.it.Next()
+			c.pos = int(c.pl.docs.Rank(c.doc)) - 1
+			return
+		}
+		c.next()
+	}
+}
+
+func (c *cursor) tf() uint32 { return c.pl.freqs[c.pos] }

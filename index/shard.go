@@ -1,0 +1,283 @@
+package index
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Document is what the index stores about a page: its URL (identity), its
+// title (stored and indexed) and its text (indexed).
+type Document struct {
+	URL   string
+	Title string
+	Text  string
+}
+
+// ShardOptions configures a Shard. The zero value is ready to use.
+type ShardOptions struct {
+	// Analyzer turns text into terms; nil means &Analyzer{} (no stop words).
+	// Queries must be analysed the same way.
+	Analyzer *Analyzer
+	// BM25 holds the scoring parameters; the zero value is Lucene's.
+	BM25 BM25
+}
+
+// Shard is an in-memory inverted index over a set of documents: a term
+// dictionary mapping each term to a roaring bitmap of local document ids with
+// term frequencies beside it, document lengths and stored fields.
+//
+// Re-adding a URL replaces its document: the old id goes into a deletions
+// bitmap and stays in the postings until Compact. A Shard is safe for
+// concurrent use: Add, Delete and Compact take a write lock, Search and Stats
+// a read lock. Memory is about 4 bytes per posting plus the roaring bitmap
+// (≈ 2 bytes per posting in array containers, fewer in run or bitmap
+// containers) and ~40 bytes plus the stored strings per document.
+type Shard struct {
+	an *Analyzer
+	p  BM25
+
+	mu      sync.RWMutex
+	dict    map[string]*postingList
+	docs    []docEntry
+	byURL   map[string]uint32
+	deleted *roaring.Bitmap
+	live    int64 // live documents
+	liveLen int64 // sum of lengths of live documents
+
+	// scratch for Add, guarded by mu
+	tf    map[string]uint32
+	terms []string
+}
+
+var _ Searcher = (*Shard)(nil)
+
+// NewShard returns an empty shard.
+func NewShard(opts ShardOptions) *Shard {
+	an := opts.Analyzer
+	if an == nil {
+		an = &Analyzer{}
+	}
+	return &Shard{
+		an:      an,
+		p:       opts.BM25.withDefaults(),
+		dict:    make(map[string]*postingList),
+		byURL:   make(map[string]uint32),
+		deleted: roaring.New(),
+		tf:      make(map[string]uint32),
+	}
+}
+
+// Analyzer returns the shard's analyzer, for parsing queries.
+func (s *Shard) Analyzer() *Analyzer { return s.an }
+
+// Add indexes d, replacing any earlier document with the same URL. It
+// reports whether a document was replaced. Cost: O(len(title)+len(text))
+// plus one bitmap append per distinct term.
+func (s *Shard) Add(d Document) (replaced bool, err error) {
+	if d.URL == "" {
+		return false, &Error{Op: "add", Err: ErrNoURL}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if uint64(len(s.docs)) >= uint64(^uint32(0)) {
+		return false, &Error{Op: "add", Subject: d.URL, Err: ErrFull}
+	}
+	replaced = s.deleteLocked(d.URL)
+	id := uint32(len(s.docs))
+	s.terms = s.an.Terms(s.terms[:0], d.Title)
+	s.terms = s.an.Terms(s.terms, d.Text)
+	clear(s.tf)
+	for _, t := range s.terms {
+		s.tf[t]++
+	}
+	dl := uint32(len(s.terms))
+	for t, n := range s.tf {
+		pl := s.dict[t]
+		if pl == nil {
+			pl = newPostingList()
+			s.dict[strings.Clone(t)] = pl
+		}
+		pl.add(id, n, dl)
+	}
+	url := strings.Clone(d.URL)
+	s.docs = append(s.docs, docEntry{url: url, title: strings.Clone(d.Title), len: dl})
+	s.byURL[url] = id
+	s.live++
+	s.liveLen += int64(dl)
+	clear(s.terms) // do not keep the text alive through substrings
+	return replaced, nil
+}
+
+// Delete removes the document with the given URL and reports whether there
+// was one. Its postings stay (masked) until Compact.
+func (s *Shard) Delete(url string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deleteLocked(url)
+}
+
+func (s *Shard) deleteLocked(url string) bool {
+	id, ok := s.byURL[url]
+	if !ok {
+		return false
+	}
+	delete(s.byURL, url)
+	s.deleted.Add(id)
+	s.live--
+	s.liveLen -= int64(s.docs[id].len)
+	return true
+}
+
+// Len returns the number of live documents.
+func (s *Shard) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return int(s.live)
+}
+
+// Deleted returns the number of deleted documents whose postings Compact
+// would reclaim.
+func (s *Shard) Deleted() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return int(s.deleted.GetCardinality())
+}
+
+// Terms returns the number of terms in the dictionary (including terms
+// that only deleted documents contain, until Compact).
+func (s *Shard) Terms() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.dict)
+}
+
+// Compact rewrites the shard without its deleted documents: live documents
+// are renumbered densely, postings of deleted documents and terms left
+// without postings are dropped. Cost: O(postings); the shard is locked for
+// writing meanwhile.
+func (s *Shard) Compact() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deleted.IsEmpty() {
+		return
+	}
+	remap := make([]uint32, len(s.docs))
+	docs := make([]docEntry, 0, s.live)
+	for id := range s.docs {
+		if s.deleted.Contains(uint32(id)) {
+			remap[id] = ^uint32(0)
+			continue
+		}
+		remap[id] = uint32(len(docs))
+		s.byURL[s.docs[id].url] = uint32(len(docs))
+		docs = append(docs, s.docs[id])
+	}
+	for t, pl := range s.dict {
+		npl := rewrite(pl, remap, docs)
+		if npl == nil {
+			delete(s.dict, t)
+			continue
+		}
+		s.dict[t] = npl
+	}
+	s.docs = docs
+	s.deleted = roaring.New()
+}
+
+// rewrite returns pl with ids mapped through remap (^0 drops a posting), or
+// nil when nothing is left. remap must be increasing on kept ids.
+func rewrite(pl *postingList, remap []uint32, docs []docEntry) *postingList {
+	npl := newPostingList()
+	it := pl.docs.Iterator()
+	for i := 0; it.HasNext(); i++ {
+		id := remap[it.Next()]
+		if id == ^uint32(0) {
+			continue
+		}
+		npl.add(id, pl.freqs[i], docs[id].len)
+	}
+	if len(npl.freqs) == 0 {
+		return nil
+	}
+	npl.docs.RunOptimize()
+	return npl
+}
+
+// Stats reports the shard's live statistics for terms (nil means every
+// term). Cost: O(containers) per term when there are deletions.
+func (s *Shard) Stats(ctx context.Context, terms []string) (*Stats, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := &Stats{Docs: s.live, Length: s.liveLen}
+	if terms == nil {
+		st.DF = make(map[string]int64, len(s.dict))
+		for t, pl := range s.dict {
+			if n := pl.liveDF(s.deleted); n > 0 {
+				st.DF[t] = n
+			}
+		}
+		return st, nil
+	}
+	st.DF = make(map[string]int64, len(terms))
+	for _, t := range terms {
+		if pl := s.dict[t]; pl != nil {
+			if n := pl.liveDF(s.deleted); n > 0 {
+				st.DF[t] = n
+			}
+		}
+	}
+	return st, nil
+}
+
+// Search returns the top q.K live documents for q, scored with global (nil
+// means the shard's own statistics). OR queries are evaluated with WAND
+// dynamic pruning, AND queries by intersection; Result.Postings counts the
+// postings scored.
+func (s *Shard) Search(ctx context.Context, q Query, global *Stats) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Op: "search", Err: err}
+	}
+	q = q.Normalize()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if global == nil {
+		var err error
+		if global, err = s.statsLocked(q.Terms); err != nil {
+			return nil, err
+		}
+	}
+	hits, n := s.searchLocked(q, global)
+	return &Result{Hits: hits, Postings: n}, nil
+}
+
+func (s *Shard) statsLocked(terms []string) (*Stats, error) {
+	st := &Stats{Docs: s.live, Length: s.liveLen, DF: make(map[string]int64, len(terms))}
+	for _, t := range terms {
+		if pl := s.dict[t]; pl != nil {
+			st.DF[t] = pl.liveDF(s.deleted)
+		}
+	}
+	return st, nil
+}
+
+func (s *Shard) searchLocked(q Query, global *Stats) ([]Hit, int64) {
+	e := engine{p: s.p, avgdl: global.avgLen(), docs: s.docs, deleted: s.deleted}
+	return e.run(prepare(q.Terms, s.dict, s.p, global), len(q.Terms), q.Op, q.K)
+}
+
+// prepare looks up the posting lists of the (canonical) terms and computes
+// their idf and upper bounds from the statistics.
+func prepare(terms []string, dict map[string]*postingList, p BM25, st *Stats) []qterm {
+	avgdl := st.avgLen()
+	qt := make([]qterm, len(terms))
+	for i, t := range terms {
+		qt[i] = qterm{idx: i, pl: dict[t], idf: IDF(st.Docs, st.DF[t])}
+		if qt[i].pl != nil {
+			qt[i].ub = qt[i].pl.upperBound(p, qt[i].idf, avgdl)
+		}
+	}
+	return qt
+}
