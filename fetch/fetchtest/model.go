@@ -351,15 +351,13 @@ func relRef(from, to string) string {
 		b.WriteString(s)
 		b.WriteByte('/')
 	}
-	if strings.Contains(toFile, ":") && b.Len() == 0 {
-		b.WriteString("./") // a colon would read as a scheme
-	}
 	b.WriteString(toFile)
-	if b.Len() == 0 {
-		b.WriteString("./")
+	ref := b.String()
+	first, _, _ := strings.Cut(ref, "/")
+	if ref == "" || strings.Contains(first, ":") {
+		ref = "./" + ref // a colon in the first segment would read as a scheme
 	}
-	b.WriteString(toQuery)
-	return b.String()
+	return ref + toQuery
 }
 
 func (w *Web) clusterTitle(c int) string {

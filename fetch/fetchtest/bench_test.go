@@ -1,0 +1,56 @@
+package fetchtest_test
+
+import (
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+)
+
+// BenchmarkServe measures serving throughput over loopback: parallel clients
+// fetching the web's pages round-robin, as a crawl would (gzip on).
+func BenchmarkServe(b *testing.B) {
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 50})
+	defer w.Close()
+	pages := w.Pages()
+	tr := &http.Transport{DialContext: w.DialContext, MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	var next, bytes atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			u := pages[int(next.Add(1))%len(pages)]
+			resp, err := c.Get(u)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			bytes.Add(n)
+		}
+	})
+	el := time.Since(start)
+	b.ReportMetric(float64(b.N)/el.Seconds(), "req/s")
+	b.ReportMetric(float64(bytes.Load())/float64(b.N), "B/resp")
+}
+
+// BenchmarkGenerate measures generating a demo-sized web and its ground
+// truth (Pages and Reachable) from scratch.
+func BenchmarkGenerate(b *testing.B) {
+	b.ReportAllocs()
+	var pages int
+	for b.Loop() {
+		w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 300, MeanPages: 100})
+		pages = len(w.Pages())
+		_ = w.Reachable("crawlkit")
+		w.Close()
+	}
+	b.ReportMetric(float64(pages), "pages")
+}
