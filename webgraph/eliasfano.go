@@ -8,10 +8,10 @@ import (
 // representation: about 2 + log2(U/n) bits per element, Get in O(1)
 // expected time (one sampled select and a short word scan).
 type eliasFano struct {
-	n       int
-	l       uint     // number of lower bits
-	lower   []uint64 // packed lower bits
-	upper   []uint64 // unary-coded high parts: bit (v>>l)+i is set for element i
+	n     int
+	l     uint     // number of lower bits
+	lower []uint64 // packed lower bits
+	upper []uint64 // unary-coded high parts: bit (v>>l)+i is set for element i
 	// sampleWord[s] is the word of upper holding one number s·selectStep,
 	// sampleRank[s] the number of ones before that word.
 	sampleWord, sampleRank []uint32

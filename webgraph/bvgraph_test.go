@@ -1,0 +1,443 @@
+package webgraph
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// encodeLists compresses lists with o and loads the result back.
+func encodeLists(tb testing.TB, lists [][]int, o *Options) (*BVGraph, []byte, []byte) {
+	tb.Helper()
+	var gb, ob bytes.Buffer
+	enc, err := NewEncoder(&gb, &ob, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range lists {
+		if err := enc.Add(l); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	p, err := enc.Close()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := Load(p, gb.Bytes(), ob.Bytes())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g, gb.Bytes(), ob.Bytes()
+}
+
+// checkLists verifies sequential and random access against lists.
+func checkLists(tb testing.TB, g *BVGraph, lists [][]int) {
+	tb.Helper()
+	if g.NumNodes() != len(lists) {
+		tb.Fatalf("nodes = %d, want %d", g.NumNodes(), len(lists))
+	}
+	it := g.NodeIterator()
+	for it.Next() {
+		x := it.Node()
+		if !slices.Equal(it.Successors(), lists[x]) && !(len(lists[x]) == 0 && len(it.Successors()) == 0) {
+			tb.Fatalf("sequential node %d: got %v want %v", x, it.Successors(), lists[x])
+		}
+	}
+	if it.Err() != nil {
+		tb.Fatal(it.Err())
+	}
+	var buf []int
+	for _, x := range rand.New(rand.NewPCG(9, 9)).Perm(len(lists)) {
+		var err error
+		buf, err = g.Successors(x, buf)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !slices.Equal(buf, lists[x]) && !(len(lists[x]) == 0 && len(buf) == 0) {
+			tb.Fatalf("random node %d: got %v want %v", x, buf, lists[x])
+		}
+		d, err := g.Outdegree(x)
+		if err != nil || d != len(lists[x]) {
+			tb.Fatalf("outdegree(%d) = %d, %v; want %d", x, d, err, len(lists[x]))
+		}
+	}
+}
+
+// randomWebLike makes a graph with web-like structure: sites of similar
+// pages sharing navigation links, runs of consecutive ids, and random
+// long-range links.
+func randomWebLike(seed uint64, n int) [][]int {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	lists := make([][]int, n)
+	for x := 0; x < n; x++ {
+		set := map[int]bool{}
+		if rng.IntN(8) == 0 {
+			lists[x] = nil
+			continue
+		}
+		site := x / 50 * 50
+		for i := 0; i < 6; i++ { // template links
+			if rng.IntN(10) > 0 {
+				set[min(n-1, site+i*3)] = true
+			}
+		}
+		if rng.IntN(3) == 0 { // a run
+			s := rng.IntN(n)
+			for i := 0; i < rng.IntN(12); i++ {
+				set[min(n-1, s+i)] = true
+			}
+		}
+		for i := 0; i < rng.IntN(6); i++ {
+			set[rng.IntN(n)] = true
+		}
+		if rng.IntN(4) == 0 {
+			set[x] = true
+		}
+		for y := range set {
+			lists[x] = append(lists[x], y)
+		}
+		slices.Sort(lists[x])
+	}
+	return lists
+}
+
+func TestRoundTripOptions(t *testing.T) {
+	lists := randomWebLike(1, 1500)
+	tests := []struct {
+		name string
+		o    *Options
+	}{
+		{"nil options", nil},
+		{"defaults", &DefaultOptions},
+		{"no references", &Options{WindowSize: -1}},
+		{"no intervals", &Options{MinIntervalLength: -1}},
+		{"no refs no intervals", &Options{WindowSize: -1, MinIntervalLength: -1}},
+		{"window 1", &Options{WindowSize: 1}},
+		{"window 16 unlimited", &Options{WindowSize: 16, MaxRefCount: -1}},
+		{"min interval 2", &Options{MinIntervalLength: 2}},
+		{"zeta 1", &Options{ZetaK: 1}},
+		{"zeta 5", &Options{ZetaK: 5}},
+		{"delta outdegrees, gamma refs", &Options{Flags: Flags{Outdegrees: CodeDelta, References: CodeGamma, BlockCount: CodeUnary, Blocks: CodeDelta}}},
+		{"nibble residuals, delta offsets", &Options{Flags: Flags{Residuals: CodeNibble, Offsets: CodeDelta}}},
+		{"golomb residuals", &Options{ZetaK: 4, Flags: Flags{Residuals: CodeGolomb}}},
+		{"gamma residuals", &Options{Flags: Flags{Residuals: CodeGamma, References: CodeDelta}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, _, _ := encodeLists(t, lists, tt.o)
+			checkLists(t, g, lists)
+			// Properties survive a write/parse cycle and decode the same.
+			var pb bytes.Buffer
+			p := g.Properties()
+			if _, err := p.WriteTo(&pb); err != nil {
+				t.Fatal(err)
+			}
+			p2, err := ParseProperties(&pb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p2.Flags.resolved() != p.Flags.resolved() || p2.WindowSize != p.WindowSize || p2.ZetaK != p.ZetaK || p2.MinIntervalLength != p.MinIntervalLength {
+				t.Fatalf("properties changed: %+v → %+v", p, p2)
+			}
+			// Offsets rebuilt by a sequential pass agree.
+			g2, err := Load(p2, g.data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for x := 0; x <= g.NumNodes(); x++ {
+				a, _ := g.Offset(x)
+				b, _ := g2.Offset(x)
+				if a != b {
+					t.Fatalf("offset %d: %d vs rebuilt %d", x, a, b)
+				}
+			}
+		})
+	}
+}
+
+// TestBookExample encodes the four rows of IIR Figure 20.6 (ids shifted to
+// start at 0) and decodes them back.
+func TestBookExample(t *testing.T) {
+	rows := [][]int{
+		{1, 2, 4, 8, 16, 32, 64},
+		{1, 4, 9, 16, 25, 36, 49, 64},
+		{1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144},
+		{1, 4, 8, 16, 25, 36, 49, 64},
+	}
+	lists := make([][]int, 145)
+	copy(lists, rows)
+	g, _, _ := encodeLists(t, lists, nil)
+	checkLists(t, g, lists)
+	// Row 4 is row 2 with 9 replaced by 8: the encoder must pick the
+	// reference at distance 2, as the book describes.
+	var st succState
+	st.r.Reset(g.data)
+	st.r.SetLimit(g.nbits)
+	st.r.SetPosition(g.offsets.get(3))
+	h, err := g.readHeader(&st.r, 3)
+	if err != nil || h.ref != 2 {
+		t.Fatalf("row 4 references %d (err %v), want 2", h.ref, err)
+	}
+}
+
+// TestLongReferenceChains builds a graph in which every list extends the
+// previous one, compressed with window 16 and unlimited references: the
+// chains are thousands of lists long and random access must still work.
+func TestLongReferenceChains(t *testing.T) {
+	const n = 5000
+	lists := make([][]int, n)
+	base := []int{0, 3, 7, 11, 19, 23, 31, 47}
+	for x := range lists {
+		lists[x] = append(slices.Clone(base), 100+x%(n-100))
+	}
+	g, _, _ := encodeLists(t, lists, &Options{WindowSize: 16, MaxRefCount: -1})
+	var st succState
+	out, err := g.successors(n-1, nil, &st)
+	if err != nil || !slices.Equal(out, lists[n-1]) {
+		t.Fatalf("got %v, %v", out, err)
+	}
+	if len(st.chain) < 1000 {
+		t.Fatalf("chain length %d: the test no longer exercises long chains", len(st.chain))
+	}
+	// Random access costs the chain length: check a sample, and the
+	// whole graph sequentially.
+	for _, x := range []int{0, 1, 17, 999, 2500, n - 2} {
+		if out, err = g.Successors(x, out); err != nil || !slices.Equal(out, lists[x]) {
+			t.Fatalf("node %d: got %v, %v", x, out, err)
+		}
+	}
+	it := g.NodeIterator()
+	for it.Next() {
+		if !slices.Equal(it.Successors(), lists[it.Node()]) {
+			t.Fatalf("sequential node %d differs", it.Node())
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+}
+
+func TestEncoderRejects(t *testing.T) {
+	tests := []struct {
+		name  string
+		lists [][]int
+	}{
+		{"unsorted", [][]int{{1, 0}, {}}},
+		{"repeated", [][]int{{1, 1}, {}}},
+		{"negative", [][]int{{-1}}},
+		{"dangling", [][]int{{5}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			enc, _ := NewEncoder(&bytes.Buffer{}, nil, nil)
+			var err error
+			for _, l := range tt.lists {
+				if err = enc.Add(l); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				_, err = enc.Close()
+			}
+			if !errors.Is(err, ErrInput) {
+				t.Fatalf("err = %v, want ErrInput", err)
+			}
+		})
+	}
+}
+
+func TestNodeRange(t *testing.T) {
+	g, _, _ := encodeLists(t, [][]int{{1}, {0}}, nil)
+	for _, x := range []int{-1, 2} {
+		if _, err := g.Successors(x, nil); !errors.Is(err, ErrNodeRange) {
+			t.Errorf("Successors(%d): %v", x, err)
+		}
+		if _, err := g.Outdegree(x); !errors.Is(err, ErrNodeRange) {
+			t.Errorf("Outdegree(%d): %v", x, err)
+		}
+	}
+}
+
+// TestCorruptStreams truncates and flips bits of a valid stream: decoding
+// must fail with ErrFormat or succeed, never panic.
+func TestCorruptStreams(t *testing.T) {
+	lists := randomWebLike(2, 300)
+	g, data, offs := encodeLists(t, lists, nil)
+	p := g.Properties()
+	// Truncation: rebuilding offsets must fail.
+	if _, err := Load(&p, data[:len(data)/2], nil); !errors.Is(err, ErrFormat) {
+		t.Fatalf("truncated stream: err = %v", err)
+	}
+	if _, err := Load(&p, data, offs[:len(offs)/2]); !errors.Is(err, ErrFormat) {
+		t.Fatalf("truncated offsets: err = %v", err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 200; i++ {
+		bad := slices.Clone(data)
+		for k := 0; k < 1+rng.IntN(4); k++ {
+			bad[rng.IntN(len(bad))] ^= 1 << rng.IntN(8)
+		}
+		exerciseGraph(t, &p, bad, offs)
+	}
+}
+
+// exerciseGraph decodes everything it can; errors are fine, panics are not.
+func exerciseGraph(t *testing.T, p *Properties, data, offs []byte) {
+	t.Helper()
+	for _, o := range [][]byte{nil, offs} {
+		g, err := Load(p, data, o)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("Load: unexpected error class %v", err)
+			}
+			continue
+		}
+		it := g.NodeIterator()
+		for it.Next() {
+		}
+		var buf []int
+		for x := 0; x < g.NumNodes(); x++ {
+			if buf, err = g.Successors(x, buf); err != nil && !errors.Is(err, ErrFormat) {
+				t.Fatalf("Successors: unexpected error class %v", err)
+			}
+			if _, err = g.Outdegree(x); err != nil && !errors.Is(err, ErrFormat) {
+				t.Fatalf("Outdegree: unexpected error class %v", err)
+			}
+		}
+	}
+}
+
+// FuzzBVGraph decodes arbitrary graph and offsets streams under arbitrary
+// parameters.
+func FuzzBVGraph(f *testing.F) {
+	for i, o := range []*Options{nil, {WindowSize: 2, MaxRefCount: -1, MinIntervalLength: 2}, {WindowSize: -1, Flags: Flags{Residuals: CodeNibble}}} {
+		lists := randomWebLike(uint64(i), 40)
+		g, data, offs := encodeLists(f, lists, o)
+		p := g.Properties()
+		f.Add(data, offs, uint8(p.Nodes), uint8(p.WindowSize), uint8(p.MinIntervalLength), uint8(p.ZetaK), uint8(i))
+	}
+	f.Add([]byte{0xff, 0x00, 0x01}, []byte{0x80}, uint8(3), uint8(7), uint8(4), uint8(3), uint8(0))
+	f.Fuzz(func(t *testing.T, data, offs []byte, nodes, window, minInt, zk, flags uint8) {
+		p := &Properties{Nodes: int(nodes), Arcs: -1, WindowSize: int(window % 20), MinIntervalLength: int(minInt % 6), ZetaK: 1 + int(zk%7)}
+		switch flags % 4 {
+		case 1:
+			p.Flags.Residuals = CodeNibble
+		case 2:
+			p.Flags = Flags{Outdegrees: CodeDelta, References: CodeGamma, Residuals: CodeGolomb}
+		case 3:
+			p.Flags.Residuals = CodeGamma
+		}
+		// Arcs -1 never matches, so Load without offsets always reports the
+		// mismatch after a full sequential pass; with offsets it loads.
+		exerciseGraph(t, p, data, offs)
+	})
+}
+
+func TestSharedStats(t *testing.T) {
+	g := openShared(t, "cnr-2000")
+	n := g.NumNodes()
+	indeg := make([]int32, n)
+	var loops, zero, maxOut, maxOutNode int
+	it := g.NodeIterator()
+	for it.Next() {
+		x, s := it.Node(), it.Successors()
+		if len(s) == 0 {
+			zero++
+		}
+		if len(s) > maxOut {
+			maxOut, maxOutNode = len(s), x
+		}
+		for _, y := range s {
+			if y == x {
+				loops++
+			}
+			indeg[y]++
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	maxIn, maxInNode := int32(0), 0
+	for y, d := range indeg {
+		if d > maxIn {
+			maxIn, maxInNode = d, y
+		}
+	}
+	got := fmt.Sprint(loops, maxOut, maxOutNode, zero, maxIn, maxInNode)
+	if want := fmt.Sprint(87442, 2716, 217849, 78056, 18235, 60599); got != want {
+		t.Fatalf("loops, max out-degree (node), zero out-degree, max in-degree (node) = %s, want %s", got, want)
+	}
+}
+
+// TestSharedTranspose checks that cnr-2000-t is the transpose of cnr-2000,
+// that random access agrees with the sequential scan, that offsets rebuilt
+// without the .offsets file agree with it, and that Transpose produces the
+// Java file bit for bit.
+func TestSharedTranspose(t *testing.T) {
+	g := openShared(t, "cnr-2000")
+	gt := openShared(t, "cnr-2000-t")
+	n := g.NumNodes()
+	// Counting sort of the arcs by target: the transpose's lists.
+	start := make([]int32, n+1)
+	it := g.NodeIterator()
+	for it.Next() {
+		for _, y := range it.Successors() {
+			start[y+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		start[i+1] += start[i]
+	}
+	src := make([]int32, start[n])
+	fill := slices.Clone(start)
+	it = g.NodeIterator()
+	for it.Next() {
+		for _, y := range it.Successors() {
+			src[fill[y]] = int32(it.Node())
+			fill[y]++
+		}
+	}
+	var buf []int
+	var err error
+	rng := rand.New(rand.NewPCG(1, 1))
+	it = gt.NodeIterator()
+	for it.Next() {
+		y := it.Node()
+		want := src[start[y]:start[y+1]]
+		got := it.Successors()
+		if len(got) != len(want) {
+			t.Fatalf("in-degree of %d: %d, want %d", y, len(got), len(want))
+		}
+		for i := range got {
+			if int32(got[i]) != want[i] {
+				t.Fatalf("in-links of %d differ", y)
+			}
+		}
+		if rng.IntN(16) == 0 { // random access on a sample of nodes
+			if buf, err = gt.Successors(y, buf); err != nil || !slices.Equal(buf, got) {
+				t.Fatalf("random access of %d: %v %v", y, buf, err)
+			}
+		}
+	}
+	if it.Err() != nil {
+		t.Fatal(it.Err())
+	}
+	p := gt.Properties()
+	data, _ := os.ReadFile(filepath.Join(sharedDir, "cnr-2000-t.graph"))
+	rebuilt, err := Load(&p, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := 0; x <= n; x += 1 + rng.IntN(64) {
+		a, _ := gt.Offset(x)
+		b, _ := rebuilt.Offset(x)
+		if a != b {
+			t.Fatalf("offset %d: %d, rebuilt %d", x, a, b)
+		}
+	}
+}
