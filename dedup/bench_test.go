@@ -1,0 +1,97 @@
+package dedup_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/dedup/deduptest"
+)
+
+// benchURLSeen adds n random fingerprints (each new) and then tests them
+// all again (each seen): half the operations insert, half hit.
+func benchURLSeen(b *testing.B, newSet func() dedup.URLSeen, size func(dedup.URLSeen) (bytes, n int)) {
+	ctx := context.Background()
+	const n = 1 << 20
+	fps := make([]uint64, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range fps {
+		fps[i] = r.Uint64()
+	}
+	b.ReportAllocs()
+	var s dedup.URLSeen
+	ops := 0
+	for b.Loop() {
+		s = newSet()
+		for range 2 {
+			for _, fp := range fps {
+				if _, err := s.TestAndAdd(ctx, fp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		ops += 2 * n
+	}
+	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+	if size != nil {
+		bytes, count := size(s)
+		b.ReportMetric(float64(bytes)/float64(count), "bytes/URL")
+	}
+}
+
+func BenchmarkURLSeen(b *testing.B) {
+	b.Run("impl=Set", func(b *testing.B) {
+		benchURLSeen(b, func() dedup.URLSeen { return new(dedup.Set) }, func(s dedup.URLSeen) (int, int) {
+			return s.(*dedup.Set).Bytes(), s.(*dedup.Set).Len()
+		})
+	})
+	b.Run("impl=MapSet", func(b *testing.B) {
+		benchURLSeen(b, func() dedup.URLSeen { return new(dedup.MapSet) }, nil)
+	})
+}
+
+// BenchmarkSetParallel measures throughput with all cores adding to one
+// set (lock striping).
+func BenchmarkSetParallel(b *testing.B) {
+	ctx := context.Background()
+	s := dedup.NewSet(1 << 22)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewPCG(rand.Uint64(), 1))
+		for pb.Next() {
+			_, _ = s.TestAndAdd(ctx, r.Uint64()&(1<<22-1))
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+func BenchmarkFingerprint(b *testing.B) {
+	u := "http://www.example.com/some/path/to/a/page.html?query=1"
+	b.SetBytes(int64(len(u)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dedup.Fingerprint(u)
+	}
+}
+
+func BenchmarkContentSeen(b *testing.B) {
+	ctx := context.Background()
+	c, _ := dedup.NewContent(nil)
+	docs := make([][]byte, 1000)
+	size := 0
+	for i := range docs {
+		docs[i] = []byte(deduptest.Text(uint64(i), 1000))
+		size += len(docs[i])
+	}
+	b.SetBytes(int64(size / len(docs)))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := c.Seen(ctx, dedup.Doc{URL: "u", Text: docs[i%len(docs)]}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "docs/s")
+}

@@ -1,0 +1,27 @@
+package dedup
+
+import "errors"
+
+var (
+	// ErrClosed is returned by operations on a closed set.
+	ErrClosed = errors.New("dedup: closed")
+)
+
+// Error describes a failed operation: Op is the method ("TestAndAdd",
+// "Seen", "Forget", ...), Subject what it was applied to (a URL, a
+// fingerprint in hex), Err the cause.
+type Error struct {
+	Op      string
+	Subject string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Subject == "" {
+		return "dedup: " + e.Op + ": " + e.Err.Error()
+	}
+	return "dedup: " + e.Op + " " + e.Subject + ": " + e.Err.Error()
+}
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
