@@ -1,0 +1,137 @@
+package fetch
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// connTrace collects what the dialer learns about the connection of one
+// fetch. It travels in the request's context, which the transport passes to
+// DialContext.
+type connTrace struct {
+	mu      sync.Mutex
+	dns     time.Duration
+	connect time.Duration
+}
+
+type traceKey struct{}
+
+// specialPrefixes are the special-use ranges the netip predicates do not
+// cover, refused like private addresses.
+var specialPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+}
+
+// IsPrivate reports whether a is an address the fetcher refuses unless
+// Options.AllowPrivate is set: loopback, private (RFC 1918, RFC 4193),
+// link-local, multicast, unspecified, and the other special-use ranges that
+// never host public web servers (carrier-grade NAT, documentation,
+// benchmarking, reserved). IPv4-mapped IPv6 addresses are judged by their
+// IPv4 address. It is safe for concurrent use and does not allocate.
+func IsPrivate(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() ||
+		a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() || a.IsMulticast() ||
+		a.IsUnspecified() {
+		return true
+	}
+	if a.Is6() && a.Zone() != "" {
+		return true
+	}
+	for _, p := range specialPrefixes {
+		if p.Contains(a.WithZone("")) {
+			return true
+		}
+	}
+	return false
+}
+
+// dial resolves the host of addr with the fetcher's resolver and connects to
+// the first address that is allowed and answers. Checking the addresses
+// returned here, and dialing exactly them, is what defeats DNS rebinding: a
+// name cannot pass a check with one address and be dialed with another.
+func (f *HTTP) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, &Error{Op: "dial", Kind: KindBadURL, Err: err}
+	}
+	tr, _ := ctx.Value(traceKey{}).(*connTrace)
+	start := time.Now()
+	addrs, err := f.opts.Resolver.LookupNetIP(ctx, host)
+	dnsTime := time.Since(start)
+	if err != nil {
+		return nil, classify("resolve", "", err, context.Cause(ctx)).withKind(KindDNS, ctx)
+	}
+	var lastErr error
+	refused := 0
+	for _, a := range addrs {
+		a = a.Unmap()
+		if !f.opts.AllowPrivate && IsPrivate(a) {
+			refused++
+			continue
+		}
+		cstart := time.Now()
+		d := net.Dialer{Timeout: f.opts.ConnectTimeout}
+		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(a, parsePort(port)).String())
+		if err == nil {
+			if tr != nil {
+				tr.mu.Lock()
+				tr.dns, tr.connect = dnsTime, time.Since(cstart)
+				tr.mu.Unlock()
+			}
+			return conn, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	switch {
+	case lastErr != nil:
+		e := classify("dial", "", lastErr, context.Cause(ctx))
+		if ne, ok := lastErr.(net.Error); ok && ne.Timeout() && ctx.Err() == nil {
+			e.Kind, e.Err = KindTimeout, ErrConnectTimeout
+		}
+		return nil, e
+	case refused > 0:
+		return nil, &Error{Op: "dial", Kind: KindRefused, Err: ErrPrivateAddress}
+	default:
+		return nil, &Error{Op: "resolve", Kind: KindDNS, Err: &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}}
+	}
+}
+
+// withKind sets the kind unless the context's cause or cancellation decided
+// it already.
+func (e *Error) withKind(k Kind, ctx context.Context) *Error {
+	if ctx.Err() == nil {
+		e.Kind = k
+	}
+	return e
+}
+
+func parsePort(s string) uint16 {
+	n := 0
+	for i := 0; i < len(s) && n <= 65535; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if n > 65535 {
+		return 0
+	}
+	return uint16(n)
+}

@@ -1,0 +1,38 @@
+// Package fetch is the fetch and parse modules of the book's Figure 20.1
+// (§20.2.1): an HTTP fetcher hardened against hostile servers, and parsers
+// that extract the text and the links of a page.
+//
+// # Fetching
+//
+// A Fetcher fetches one URL. HTTP, the default, runs on net/http, resolves
+// host names through a dns.Resolver and dials only the addresses it
+// returned, after refusing private, loopback, link-local, multicast and
+// unspecified ones (unless Options.AllowPrivate): the check is on the
+// address actually dialed, so DNS rebinding cannot slip past it. Every
+// limit has a default: body size (10 MiB; a longer body is cut and the
+// response marked Truncated), header size, connect, first-byte and total
+// timeouts, a minimum transfer rate, and the decompression ratio that stops
+// gzip bombs.
+//
+//	f := fetch.NewHTTP(fetch.Options{UserAgent: "mybot/1.0 (+https://example.com/bot)"})
+//	defer f.Close()
+//	resp, err := f.Fetch(ctx, &fetch.Request{URL: u})
+//	var fe *fetch.Error
+//	if errors.As(err, &fe) && fe.Kind == fetch.KindTimeout { ... }
+//
+// Redirects are not followed: the crawler gets the 3xx status with the
+// resolved Location and sends the target through its URL filter and
+// duplicate check like any other link. Re-crawls send the ETag and
+// Last-Modified of the previous response and get 304 Not Modified when the
+// page has not changed. Text bodies are converted to UTF-8 from whatever
+// charset the header, a <meta> tag or, failing both, the bytes say
+// (windows-1252, which is what "latin-1" means on the web). Each response
+// carries its timings; politeness waits a multiple of the fetch time before
+// the next request to the host.
+//
+// Every failure is a *Error whose Kind says what happened (timeout, too
+// large, refused address, DNS, TLS, reset, ...), for counting and retry
+// decisions without parsing messages.
+//
+// Static is a second Fetcher, serving fixed responses from memory.
+package fetch

@@ -1,0 +1,348 @@
+package fetch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptrace"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+
+	"github.com/crawlkit/crawlkit/urlnorm"
+)
+
+// HTTP is the default Fetcher: net/http underneath, dialing only the
+// addresses its dns.Resolver returns and the private-address guard allows,
+// with every limit of Options enforced. It keeps connections alive between
+// fetches of one host.
+//
+// An HTTP is safe for concurrent use. Close it to release kept-alive
+// connections.
+type HTTP struct {
+	opts Options
+	tr   *http.Transport
+}
+
+var _ Fetcher = (*HTTP)(nil)
+
+// NewHTTP returns an HTTP fetcher with opts (zero fields take their
+// defaults).
+func NewHTTP(opts Options) *HTTP {
+	o := opts.withDefaults()
+	f := &HTTP{opts: o}
+	var tlsConf = o.TLSConfig
+	if tlsConf != nil {
+		tlsConf = tlsConf.Clone()
+	}
+	f.tr = &http.Transport{
+		Proxy:                  nil, // a proxy would be dialed instead of the checked address
+		DialContext:            f.dial,
+		TLSClientConfig:        tlsConf,
+		TLSHandshakeTimeout:    o.ConnectTimeout,
+		ResponseHeaderTimeout:  o.FirstByteTimeout,
+		DisableCompression:     true, // we decode gzip ourselves, to bound it
+		MaxResponseHeaderBytes: o.MaxHeaderSize,
+		MaxIdleConns:           1024,
+		MaxIdleConnsPerHost:    o.MaxIdleConnsPerHost,
+		IdleConnTimeout:        90 * time.Second,
+		ForceAttemptHTTP2:      true,
+	}
+	return f
+}
+
+// Options returns the options in effect, defaults filled in.
+func (f *HTTP) Options() Options { return f.opts }
+
+// Close closes kept-alive connections. Fetches in progress are not
+// interrupted; cancel their contexts for that. It always returns nil.
+func (f *HTTP) Close() error {
+	f.tr.CloseIdleConnections()
+	return nil
+}
+
+// Fetch implements Fetcher. Its cost is the network's; on top of it, one
+// copy of the body into a buffer grown up to MaxBodySize, and one more for a
+// body not in UTF-8.
+func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
+	start := time.Now()
+	if req == nil || req.URL == nil || req.URL.Host == "" ||
+		(req.URL.Scheme != "http" && req.URL.Scheme != "https") {
+		raw := ""
+		if req != nil && req.URL != nil {
+			raw = req.URL.String()
+		}
+		return nil, &Error{Op: "request", Kind: KindBadURL, URL: raw, Err: ErrScheme}
+	}
+	raw := req.URL.String()
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, f.opts.Timeout, ErrTimeout)
+	defer cancelTotal()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	ct := &connTrace{}
+	var (
+		mu        sync.Mutex
+		firstByte time.Time
+		reused    bool
+		remote    string
+	)
+	ctx = context.WithValue(ctx, traceKey{}, ct)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			mu.Lock()
+			reused, remote = i.Reused, i.Conn.RemoteAddr().String()
+			mu.Unlock()
+		},
+		GotFirstResponseByte: func() {
+			mu.Lock()
+			firstByte = time.Now()
+			mu.Unlock()
+		},
+	})
+
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, &Error{Op: "request", Kind: KindBadURL, URL: raw, Err: err}
+	}
+	for k, v := range req.Header {
+		hreq.Header[k] = v
+	}
+	hreq.Header.Set("User-Agent", f.opts.UserAgent)
+	if hreq.Header.Get("Accept") == "" {
+		hreq.Header.Set("Accept", f.opts.Accept)
+	}
+	hreq.Header.Set("Accept-Encoding", "gzip")
+	if req.ETag != "" {
+		hreq.Header.Set("If-None-Match", req.ETag)
+	}
+	if req.LastModified != "" {
+		hreq.Header.Set("If-Modified-Since", req.LastModified)
+	}
+
+	hresp, err := f.tr.RoundTrip(hreq)
+	if err != nil {
+		return nil, classify("request", raw, err, context.Cause(ctx))
+	}
+	defer hresp.Body.Close()
+
+	resp := &Response{
+		URL:          req.URL,
+		Status:       hresp.StatusCode,
+		Header:       hresp.Header,
+		ETag:         hresp.Header.Get("ETag"),
+		LastModified: hresp.Header.Get("Last-Modified"),
+	}
+	if hresp.StatusCode >= 300 && hresp.StatusCode < 400 {
+		if loc := hresp.Header.Get("Location"); loc != "" {
+			resp.Location, _ = urlnorm.Resolve(req.URL, loc)
+		}
+	}
+
+	body, wire, truncated, err := f.readBody(ctx, cancel, hresp)
+	if err != nil {
+		return nil, classify("read", raw, err, context.Cause(ctx))
+	}
+	resp.Body, resp.WireBytes, resp.Truncated = body, wire, truncated
+
+	ctype := hresp.Header.Get("Content-Type")
+	if ctype == "" && len(body) > 0 {
+		// Sniff the type, but not the charset: DetectContentType says
+		// utf-8 for any HTML.
+		ctype, _, _ = strings.Cut(http.DetectContentType(body), ";")
+	}
+	if mt, _, err := mime.ParseMediaType(ctype); err == nil {
+		resp.ContentType = mt
+	} else if i := strings.IndexByte(ctype, ';'); i >= 0 {
+		resp.ContentType = strings.ToLower(strings.TrimSpace(ctype[:i]))
+	} else {
+		resp.ContentType = strings.ToLower(strings.TrimSpace(ctype))
+	}
+	if isText(resp.ContentType) {
+		resp.Body, resp.Charset = ToUTF8(resp.Body, ctype)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	resp.Addr, _ = netip.ParseAddrPort(remote)
+	resp.Timings = Timings{
+		Start:   start,
+		DNS:     ct.dns,
+		Connect: ct.connect,
+		Total:   time.Since(start),
+		Reused:  reused,
+	}
+	if !firstByte.IsZero() {
+		resp.Timings.FirstByte = firstByte.Sub(start)
+	}
+	return resp, nil
+}
+
+// isText reports whether a media type is text to convert to UTF-8. XML is
+// left alone: it declares its encoding itself and sitemaps must be UTF-8.
+func isText(mt string) bool {
+	return strings.HasPrefix(mt, "text/") || mt == "application/xhtml+xml"
+}
+
+// ToUTF8 converts body to UTF-8 and returns it with the name of the encoding
+// it was in. The encoding is found as browsers find it (golang.org/x/net/html/charset):
+// a byte-order mark, the charset of contentType, a <meta> charset in the
+// first 1024 bytes; without any of these, a body that is valid UTF-8 is
+// UTF-8 and anything else windows-1252 (which is what "latin-1" means on the
+// web). Invalid UTF-8 is replaced by U+FFFD. body is returned as it is when
+// it needs no change; otherwise it is not modified.
+func ToUTF8(body []byte, contentType string) ([]byte, string) {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if name == "utf-8" || (!certain && name == "windows-1252" && utf8.Valid(body)) {
+		if !utf8.Valid(body) {
+			return bytes.ToValidUTF8(body, []byte("\uFFFD")), "utf-8"
+		}
+		return body, "utf-8"
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return bytes.ToValidUTF8(body, []byte("\uFFFD")), name
+	}
+	return out, name
+}
+
+// countingReader counts the bytes read through it, for MinRate and MaxRatio.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// ratioFloor is the decoded size below which MaxRatio is not checked: small
+// bodies of repetitive markup compress far better than 100:1.
+const ratioFloor = 1 << 20
+
+// readBody reads the body decoded, bounded by MaxBodySize, MaxRatio and
+// MinRate. It returns the body, the bytes received on the wire, and whether
+// the body was cut.
+func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response) ([]byte, int64, bool, error) {
+	wire := &countingReader{r: hresp.Body}
+	if f.opts.MinRate > 0 {
+		stop := f.watchRate(wire, cancel)
+		defer stop()
+	}
+	var r io.Reader = wire
+	switch strings.ToLower(strings.TrimSpace(hresp.Header.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(wire)
+		if err != nil {
+			if errors.Is(err, io.EOF) { // empty body: nothing to decode
+				return nil, 0, false, nil
+			}
+			return nil, wire.n.Load(), false, protocolErr(err)
+		}
+		defer zr.Close()
+		r = zr
+	case "deflate":
+		zr, err := zlib.NewReader(wire)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, 0, false, nil
+			}
+			return nil, wire.n.Load(), false, protocolErr(err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	max := f.opts.MaxBodySize
+	decoding := r != io.Reader(wire)
+	size := int64(32 << 10)
+	if cl := hresp.ContentLength; cl >= 0 && !decoding {
+		size = cl + 1 // +1 to see EOF without growing
+	}
+	buf := make([]byte, 0, min(size, max+1))
+	lr := io.LimitReader(r, max+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return buf[:max], wire.n.Load(), true, nil
+		}
+		if d := int64(len(buf)); decoding && d > ratioFloor && d > f.opts.MaxRatio*wire.n.Load() {
+			cancel(ErrCompressionBomb)
+			return nil, wire.n.Load(), false, ErrCompressionBomb
+		}
+		switch {
+		case err == io.EOF:
+			return buf, wire.n.Load(), false, nil
+		case err == nil:
+		case ctx.Err() != nil:
+			return nil, wire.n.Load(), false, context.Cause(ctx)
+		case decoding && isDecodeErr(err):
+			return nil, wire.n.Load(), false, protocolErr(err)
+		default:
+			return nil, wire.n.Load(), false, err
+		}
+	}
+}
+
+func isDecodeErr(err error) bool {
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) ||
+		errors.Is(err, zlib.ErrHeader) || errors.Is(err, zlib.ErrChecksum) ||
+		strings.Contains(err.Error(), "flate: corrupt")
+}
+
+func protocolErr(err error) error {
+	return &Error{Op: "decode", Kind: KindProtocol, Err: err}
+}
+
+// watchRate cancels the fetch with ErrTooSlow when a RateWindow passes with
+// fewer than MinRate × RateWindow bytes received. It uses a timer, not a
+// goroutine; the returned func stops it.
+func (f *HTTP) watchRate(c *countingReader, cancel context.CancelCauseFunc) (stop func()) {
+	window := f.opts.RateWindow
+	need := int64(float64(f.opts.MinRate) * window.Seconds())
+	var (
+		mu      sync.Mutex
+		stopped bool
+		last    int64
+		t       *time.Timer
+	)
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(window, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		n := c.n.Load()
+		if n-last < need {
+			cancel(ErrTooSlow)
+			return
+		}
+		last = n
+		t.Reset(window)
+	})
+	return func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+	}
+}
