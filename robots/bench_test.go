@@ -28,7 +28,7 @@ func hundredRules() []byte {
 
 func BenchmarkAllowed(b *testing.B) {
 	r := Parse(200, hundredRules())
-	if n := len(r.star.rules) + len(r.groups["otherbot"].rules); n != 100 {
+	if n := len(r.star[0].rules) + len(r.groups["otherbot"][0].rules); n != 100 {
 		b.Fatalf("%d rules", n)
 	}
 	targets := []struct{ name, target string }{

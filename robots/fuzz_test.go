@@ -54,12 +54,12 @@ func refAllowed(r *Rules, agent, target string) bool {
 	if r.kind == disallowAll {
 		return false
 	}
-	g := r.group(agent)
-	if g == nil {
-		return true
+	var all []rule
+	for _, g := range r.group(agent) {
+		all = append(all, g.rules...)
 	}
 	bestLen, allow, found := -1, true, false
-	for _, ru := range g.rules {
+	for _, ru := range all {
 		pat := strings.Join(ru.segs, "*")
 		if ru.anchored {
 			pat += "$"
@@ -91,6 +91,9 @@ func TestMatchAgainstReference(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("User-agent: *\n")
 		for range rng.IntN(40) + 1 {
+			if rng.IntN(8) == 0 {
+				b.WriteString("User-agent: *\n") // a second group, merged
+			}
 			if rng.IntN(2) == 0 {
 				b.WriteString("Allow: ")
 			} else {

@@ -35,25 +35,30 @@ const (
 // It holds about 60 bytes per rule plus the rule text.
 type Rules struct {
 	kind     kind
-	groups   map[string]*group // by lower-case product token
-	agents   []agentGroup      // the same, as a list, when short
-	star     *group            // the "*" group, nil when absent
+	groups   map[string]groups // by lower-case product token
+	agents   []agentGroups     // the same, as a list, when short
+	star     groups            // the "*" groups, nil when absent
 	sitemaps []string
 }
 
-// agentGroup pairs a lower-case product token with its group.
-type agentGroup struct {
+// groups are the groups that name one agent, in file order; RFC 9309 merges
+// them. Each group is compiled once however many agents it names, so a file
+// cannot multiply its size by listing many agents.
+type groups []*group
+
+// agentGroups pairs a lower-case product token with its groups.
+type agentGroups struct {
 	token string
-	g     *group
+	gs    groups
 }
 
 // maxAgentList is the number of agents up to which a linear scan with a
 // case-insensitive compare beats hashing a lower-cased copy.
 const maxAgentList = 8
 
-// group is the merged set of rules of one user agent, sorted so that the first
-// match is the RFC 9309 winner: longest pattern first, allow before disallow
-// on equal length.
+// group is a group as written, compiled: its rules sorted so that the first
+// match is the RFC 9309 winner (longest pattern first, allow before disallow
+// on equal length), and indexed when there are many.
 type group struct {
 	rules      []rule
 	index      *node // radix tree over rules, nil for small groups
@@ -184,26 +189,9 @@ func parse(body []byte) *Rules {
 		// Google's reference parser does.
 	}
 
-	r := &Rules{kind: parsed, sitemaps: sitemaps, groups: make(map[string]*group)}
+	r := &Rules{kind: parsed, sitemaps: sitemaps, groups: make(map[string]groups)}
 	for _, rg := range raws {
-		for _, a := range rg.agents {
-			if a == "" {
-				continue // an invalid product token matches no crawler
-			}
-			g := r.groups[a]
-			if g == nil {
-				g = &group{}
-				r.groups[a] = g
-			}
-			// Groups naming the same agent are merged (§2.2.1).
-			g.rules = append(g.rules, rg.rules...)
-			if rg.hasDelay && (!g.hasDelay || rg.crawlDelay > g.crawlDelay) {
-				g.crawlDelay, g.hasDelay = rg.crawlDelay, true
-			}
-		}
-	}
-	for a, g := range r.groups {
-		g.rules = slices.Clip(g.rules)
+		g := &group{rules: slices.Clip(rg.rules), crawlDelay: rg.crawlDelay, hasDelay: rg.hasDelay}
 		slices.SortStableFunc(g.rules, func(x, y rule) int {
 			if x.length != y.length {
 				return y.length - x.length
@@ -219,13 +207,21 @@ func parse(body []byte) *Rules {
 		if len(g.rules) >= indexMin {
 			g.index = buildIndex(g.rules)
 		}
-		if a == "*" {
-			r.star = g
+		for _, a := range rg.agents {
+			if a == "" {
+				continue // an invalid product token matches no crawler
+			}
+			gs := r.groups[a]
+			if len(gs) > 0 && gs[len(gs)-1] == g {
+				continue // the agent is named twice in one group
+			}
+			r.groups[a] = append(gs, g)
 		}
 	}
+	r.star = r.groups["*"]
 	if len(r.groups) <= maxAgentList {
-		for a, g := range r.groups {
-			r.agents = append(r.agents, agentGroup{a, g})
+		for a, gs := range r.groups {
+			r.agents = append(r.agents, agentGroups{a, gs})
 		}
 	}
 	return r
@@ -279,10 +275,10 @@ func parseDelay(val []byte) (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
-// group returns the group that applies to the crawler named agent: the group
-// of its product token if there is one (even an empty one), else the "*"
-// group, else nil. It does not allocate for tokens up to 64 bytes.
-func (r *Rules) group(agent string) *group {
+// group returns the groups that apply to the crawler named agent: those of
+// its product token if there are any (even empty ones), else the "*" groups,
+// else nil. It does not allocate for tokens up to 64 bytes.
+func (r *Rules) group(agent string) groups {
 	for agent != "" && (agent[0] == ' ' || agent[0] == '\t') {
 		agent = agent[1:]
 	}
@@ -299,12 +295,12 @@ func (r *Rules) group(agent string) *group {
 		return r.star
 	}
 	tok := agent[:n]
-	var g *group
+	var g groups
 	switch {
-	case r.agents != nil || len(r.groups) == 0:
+	case len(r.groups) <= maxAgentList:
 		for _, ag := range r.agents {
 			if len(ag.token) == n && asciiEqualFold(ag.token, tok) {
-				g = ag.g
+				g = ag.gs
 				break
 			}
 		}
@@ -354,24 +350,30 @@ func (r *Rules) Allowed(agent, target string) bool {
 	if r.kind == disallowAll {
 		return isRobotsPath(p)
 	}
-	g := r.group(agent)
-	if g == nil {
-		return true
+	var best *rule
+	for _, g := range r.group(agent) {
+		if i := g.first(p); i >= 0 {
+			ru := &g.rules[i]
+			if best == nil || ru.length > best.length || ru.length == best.length && ru.allow {
+				best = ru
+			}
+		}
 	}
-	return g.allowed(p)
+	return best == nil || best.allow || isRobotsPath(p)
 }
 
-func (g *group) allowed(p string) bool {
+// first returns the index of the first rule that matches p, the group's
+// winner, or -1.
+func (g *group) first(p string) int {
 	if g.index != nil {
-		i := g.lookup(p)
-		return i < 0 || g.rules[i].allow || isRobotsPath(p)
+		return g.lookup(p)
 	}
 	for i := range g.rules {
 		if g.rules[i].match(p) {
-			return g.rules[i].allow || isRobotsPath(p)
+			return i
 		}
 	}
-	return true
+	return -1
 }
 
 // isRobotsPath reports whether the canonical request path p is /robots.txt,
@@ -404,10 +406,11 @@ func (r *Rules) CrawlDelay(agent string) time.Duration {
 	if r == nil || r.kind != parsed {
 		return 0
 	}
-	if g := r.group(agent); g != nil {
-		return g.crawlDelay
+	var d time.Duration
+	for _, g := range r.group(agent) {
+		d = max(d, g.crawlDelay)
 	}
-	return 0
+	return d
 }
 
 // Sitemaps returns the Sitemap URLs of the file in the order written. The

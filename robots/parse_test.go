@@ -53,6 +53,29 @@ func TestGroupsMergedForSameAgent(t *testing.T) {
 	}
 }
 
+// A file naming many agents for one large group must not cost agents ×
+// rules: the group is compiled once and shared.
+func TestManyAgentsShareOneGroup(t *testing.T) {
+	var b strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&b, "User-agent: bot%s\n", strings.Repeat("x", i%20)+string(rune('a'+i%26)))
+	}
+	for i := range 10000 {
+		fmt.Fprintf(&b, "Disallow: /p%d\n", i)
+	}
+	r := Parse(200, []byte(b.String()))
+	first := r.group("bota")
+	if len(first) != 1 || len(first[0].rules) != 10000 {
+		t.Fatalf("group of bota: %d groups", len(first))
+	}
+	for a, gs := range r.groups {
+		if len(gs) != 1 || gs[0] != first[0] {
+			t.Fatalf("agent %s does not share the compiled group", a)
+		}
+	}
+	runChecks(t, b.String(), []check{{"botxxxb", "/p9999", false}, {"botxxxb", "/q", true}})
+}
+
 func TestEmptyGroupAppliesWithoutFallback(t *testing.T) {
 	runChecks(t, "User-agent: *\nDisallow: /\n\nUser-agent: quiet\n", []check{
 		{"quiet", "/x", true}, {"other", "/x", false},
@@ -235,8 +258,8 @@ func TestParsesAtLeast500KiB(t *testing.T) {
 		{"x", "/dir000000/", false}, {"x", "/last", false},
 		{"x", "/beyond", true}, {"x", "/cut", true},
 	})
-	if g := r.group("x"); len(g.rules) < 20000 {
-		t.Errorf("%d rules parsed", len(g.rules))
+	if g := r.group("x"); len(g[0].rules) < 20000 {
+		t.Errorf("%d rules parsed", len(g[0].rules))
 	}
 }
 
