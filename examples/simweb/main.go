@@ -1,0 +1,142 @@
+// Command simweb serves a simulated web and a DNS server for it on loopback
+// ports, so that any crawler — crawlkit's or another — can be run and
+// measured against the same generated web.
+//
+// Usage:
+//
+//	go run ./examples/simweb [-seed 1] [-hosts 200] [-pages 50] [-addr 127.0.0.1:8080] [-dns 127.0.0.1:5353]
+//
+// It prints the seed URLs and three ways to reach the web: through its DNS
+// server (every name under the domain answers 127.0.0.1), as an HTTP proxy
+// (the server routes on the Host header, so proxy-form requests work), or
+// with an explicit name-to-address mapping. It runs until interrupted, or
+// for -duration.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/crawlkit/crawlkit/dns/dnstest"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "simweb:", err)
+		os.Exit(2)
+	}
+}
+
+// run parses args, serves the web and its DNS server, prints how to use
+// them to out, and returns when ctx is done or -duration has passed.
+func run(ctx context.Context, args []string, out, errOut io.Writer) error {
+	fs := flag.NewFlagSet("simweb", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var (
+		seed      = fs.Int64("seed", 1, "generation seed: the same seed serves the same web")
+		hosts     = fs.Int("hosts", 200, "number of ordinary hosts")
+		pages     = fs.Int("pages", 50, "mean pages per host (Pareto-distributed)")
+		addr      = fs.String("addr", "127.0.0.1:8080", "HTTP listen address (loopback only)")
+		dnsAddr   = fs.String("dns", "127.0.0.1:5353", "DNS listen address, UDP and TCP (loopback only; empty: no DNS server)")
+		latency   = fs.Duration("latency", 0, "delay added to every response")
+		hostile   = fs.Bool("hostile", false, "link the hostile host's resources from h000's home page")
+		seedsFile = fs.String("seeds-file", "", "also write the seed URLs to this file, one per line")
+		duration  = fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (flags only; -h lists them)", fs.Args())
+	}
+	for _, a := range []string{*addr, *dnsAddr} {
+		if a != "" && !isLoopback(a) {
+			return fmt.Errorf("address %q is not on loopback: simweb only listens on 127.0.0.0/8", a)
+		}
+	}
+	if *hosts < 1 || *pages < 1 {
+		return errors.New("-hosts and -pages must be at least 1")
+	}
+
+	web, err := newWeb(fetchtest.Config{Seed: *seed, Hosts: *hosts, MeanPages: *pages, Latency: *latency, LinkHostile: *hostile, Addr: *addr})
+	if err != nil {
+		return err
+	}
+	defer web.Close()
+
+	var dnsSrv *dnstest.Server
+	if *dnsAddr != "" {
+		dnsSrv, err = dnstest.NewServer(dnstest.Config{Addr: *dnsAddr})
+		if err != nil {
+			return fmt.Errorf("DNS server: %w", err)
+		}
+		defer dnsSrv.Close()
+		dnsSrv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
+	}
+
+	seeds := web.Seeds()
+	if *seedsFile != "" {
+		if err := os.WriteFile(*seedsFile, []byte(strings.Join(seeds, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "simweb: seed %d, %d ordinary hosts (+ traps, mirrors, redirects, statuses) under %q, %d pages\n",
+		*seed, len(web.OrdinaryHosts()), web.Domain(), len(web.Pages()))
+	fmt.Fprintf(out, "HTTP  http://%s (routes on the Host header; also answers as an HTTP proxy)\n", web.Addr())
+	if dnsSrv != nil {
+		fmt.Fprintf(out, "DNS   %s (UDP and TCP): *.%s -> 127.0.0.1\n", dnsSrv.Addr(), web.Domain())
+	}
+	fmt.Fprintf(out, "seeds:\n  %s\n", strings.Join(seeds, "\n  "))
+	fmt.Fprintln(out, "point a crawler at it:")
+	if dnsSrv != nil {
+		fmt.Fprintf(out, "  crawlkit: go run ./examples/crawler -dns %s -allow-private -seeds %s\n", dnsSrv.Addr(), seeds[0])
+	}
+	fmt.Fprintf(out, "  any HTTP client: HTTP_PROXY=http://%s curl %s\n", web.Addr(), seeds[0])
+	if u, err := url.Parse(seeds[0]); err == nil {
+		fmt.Fprintf(out, "  curl: curl --resolve %s:%s:127.0.0.1 %s\n", u.Hostname(), u.Port(), seeds[0])
+	}
+	fmt.Fprintln(out, "ready")
+
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	<-ctx.Done()
+	fmt.Fprintf(out, "simweb: served %d requests\n", len(web.Log()))
+	return nil
+}
+
+// newWeb turns fetchtest.NewWeb's panic on a busy port into an error a
+// person can act on.
+func newWeb(cfg fetchtest.Config) (w *fetchtest.Web, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot serve on %s: %v", cfg.Addr, r)
+		}
+	}()
+	return fetchtest.NewWeb(cfg), nil
+}
+
+func isLoopback(hostport string) bool {
+	ap, err := netip.ParseAddrPort(hostport)
+	if err != nil {
+		return false
+	}
+	return ap.Addr().IsLoopback()
+}
