@@ -109,11 +109,10 @@ func (r *Remote) Postings(ctx context.Context, terms []string) ([]PostingList, e
 	if err != nil {
 		return nil, err
 	}
-	n := d.count(1)
-	if d.err == nil && n != len(terms) {
-		d.fail(errors.New("wrong number of lists"))
+	if n := d.count(1); d.err != nil || n != len(terms) {
+		return nil, &Error{Op: "postings", Subject: "remote", Err: fmt.Errorf("%w: wrong number of lists", ErrCorrupt)}
 	}
-	out := make([]PostingList, n)
+	out := make([]PostingList, len(terms))
 	for i := range out {
 		out[i].Term = terms[i]
 		if d.byte1() == 1 {
