@@ -1,0 +1,220 @@
+package webgraph
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// randomLinks makes a link log over a few hosts with site-local structure.
+func randomLinks(seed uint64, hosts, pages, links int) ([]Link, []string) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	url := func() string {
+		h := rng.IntN(hosts)
+		scheme := "http"
+		if h%5 == 0 {
+			scheme = "https"
+		}
+		return fmt.Sprintf("%s://www.h%03d.example.org/p/%d.html", scheme, h, rng.IntN(pages))
+	}
+	var out []Link
+	for i := 0; i < links; i++ {
+		src := url()
+		dst := url()
+		if rng.IntN(3) > 0 { // mostly same-host links
+			dst = src[:len(src)-len(filepath.Base(src))] + fmt.Sprintf("%d.html", rng.IntN(pages))
+		}
+		out = append(out, Link{src, dst})
+	}
+	return out, []string{"http://isolated.example.com/", "not a url"}
+}
+
+// checkStores compares every query of got against the reference store.
+func checkStores(t *testing.T, want, got GraphStore) {
+	t.Helper()
+	if got.NumNodes() != want.NumNodes() || got.NumArcs() != want.NumArcs() {
+		t.Fatalf("counts %d/%d, want %d/%d", got.NumNodes(), got.NumArcs(), want.NumNodes(), want.NumArcs())
+	}
+	var a, b []int
+	for id := 0; id < want.NumNodes(); id++ {
+		u, err := want.URL(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gu, err := got.URL(id); err != nil || gu != u {
+			t.Fatalf("URL(%d) = %q, %v; want %q", id, gu, err, u)
+		}
+		if gid, err := got.ID(u); err != nil || gid != id {
+			t.Fatalf("ID(%q) = %d, %v; want %d", u, gid, err, id)
+		}
+		for _, dir := range []struct {
+			name string
+			w, g func(int, []int) ([]int, error)
+			wd, gd func(int) (int, error)
+		}{{"out", want.Out, got.Out, want.OutDegree, got.OutDegree}, {"in", want.In, got.In, want.InDegree, got.InDegree}} {
+			a, _ = dir.w(id, a)
+			if b, err = dir.g(id, b); err != nil || !slices.Equal(a, b) {
+				t.Fatalf("%s(%d) = %v, %v; want %v", dir.name, id, b, err, a)
+			}
+			if d, err := dir.gd(id); err != nil || d != len(a) {
+				t.Fatalf("%s degree(%d) = %d, %v; want %d", dir.name, id, d, err, len(a))
+			}
+		}
+	}
+	if _, err := got.ID("http://nowhere.example/"); !errors.Is(err, ErrUnknownURL) {
+		t.Fatalf("unknown URL: %v", err)
+	}
+	if _, err := got.Out(want.NumNodes(), nil); !errors.Is(err, ErrNodeRange) {
+		t.Fatalf("out of range: %v", err)
+	}
+	if _, err := got.URL(-1); !errors.Is(err, ErrNodeRange) {
+		t.Fatalf("URL out of range: %v", err)
+	}
+}
+
+func TestBuilderMatchesMemStore(t *testing.T) {
+	links, extra := randomLinks(1, 30, 60, 4000)
+	mem := NewMemStore(links, extra...)
+	for _, tt := range []struct {
+		name string
+		o    *BuilderOptions
+	}{
+		{"defaults", nil},
+		{"tiny batches", &BuilderOptions{BatchURLs: 7, BatchArcs: 13}},
+		{"no references", &BuilderOptions{BatchURLs: 100, Graph: &Options{WindowSize: -1}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := BuilderOptions{}
+			if tt.o != nil {
+				o = *tt.o
+			}
+			o.TempDir = dir
+			b, err := NewBuilder(&o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			for _, l := range links {
+				if err := b.AddLink(l.Src, l.Dst); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, u := range extra {
+				if err := b.AddURL(u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			base := filepath.Join(dir, "web")
+			if err := b.Finish(base); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err := OpenStore(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStores(t, mem, s)
+			matches, _ := filepath.Glob(filepath.Join(dir, "webgraph-*"))
+			if len(matches) != 0 {
+				t.Fatalf("temporary files left: %v", matches)
+			}
+		})
+	}
+}
+
+func TestURLOrderIsHostReversed(t *testing.T) {
+	m, err := NewURLMap([]string{
+		"http://www.stanford.edu/biology",
+		"http://www.stanford.edu/alchemy",
+		"http://cs.stanford.edu/",
+		"http://www.mit.edu/",
+		"https://www.stanford.edu/alchemy",
+		"http://www.stanford.edu/alchemy",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"http://www.mit.edu/",
+		"http://cs.stanford.edu/",
+		"http://www.stanford.edu/alchemy",
+		"https://www.stanford.edu/alchemy",
+		"http://www.stanford.edu/biology",
+	}
+	if m.Len() != len(want) {
+		t.Fatalf("len %d, want %d", m.Len(), len(want))
+	}
+	for i, w := range want {
+		if u, _ := m.URL(i); u != w {
+			t.Errorf("URL(%d) = %q, want %q", i, u, w)
+		}
+		if id, err := m.ID(w); id != i || err != nil {
+			t.Errorf("ID(%q) = %d, %v", w, id, err)
+		}
+	}
+}
+
+func TestFrontCodedCorrupt(t *testing.T) {
+	m, _ := NewURLMap([]string{"http://a.example/1", "http://a.example/2", "http://b.example/"})
+	var buf []byte
+	{
+		var w sliceWriter
+		m.WriteTo(&w)
+		buf = w
+	}
+	if _, err := ReadURLMap(buf); err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		for _, cut := range []bool{true, false} {
+			p := slices.Clone(buf)
+			if cut {
+				p = p[:i]
+			} else {
+				p[i] ^= 0xff
+			}
+			m2, err := ReadURLMap(p)
+			if err != nil {
+				if !errors.Is(err, ErrFormat) {
+					t.Fatalf("unexpected error %v", err)
+				}
+				continue
+			}
+			for id := 0; id < m2.Len(); id++ {
+				if u, err := m2.URL(id); err == nil {
+					m2.ID(u)
+				}
+			}
+		}
+	}
+}
+
+type sliceWriter []byte
+
+func (w *sliceWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
+
+// FuzzFrontCoded decodes arbitrary front-coded lists.
+func FuzzFrontCoded(f *testing.F) {
+	m, _ := NewURLMap([]string{"http://a.example/1", "http://a.example/2", "http://b.example/", "https://c.example/x?y"})
+	var w sliceWriter
+	m.WriteTo(&w)
+	f.Add([]byte(w))
+	f.Add([]byte(fcMagic + "\x00\x00\x00\x00\x00\x00\x00\x06" + "\x00\x00\x00\x00\x00\x00\x00\x00" + "\x00\x00\x00\x00\x00\x00\x00\x10"))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		m, err := ReadURLMap(p)
+		if err != nil {
+			return
+		}
+		for id := 0; id < m.Len() && id < 1000; id++ {
+			if u, err := m.URL(id); err == nil {
+				m.ID(u)
+			}
+		}
+	})
+}

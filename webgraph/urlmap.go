@@ -1,0 +1,160 @@
+package webgraph
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/crawlkit/crawlkit/urlnorm"
+)
+
+// SortKey returns the key that orders URLs in a URLMap: urlnorm.SortKey,
+// the host reversed ("http://www.stanford.edu/alchemy" →
+// "edu.stanford.www/alchemy"), so a site's pages get neighbouring ids (book
+// §20.4) and their link lists compress well. Strings that do not parse as
+// URLs with a host sort after all URLs, by themselves.
+func SortKey(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "\xff" + raw
+	}
+	return urlnorm.SortKey(u)
+}
+
+// CompareURLs orders URLs by SortKey, then by the URL itself (http and https
+// versions of a page share a key).
+func CompareURLs(a, b string) int {
+	if c := strings.Compare(SortKey(a), SortKey(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// URLMap maps URLs to node ids and back: ids are positions in the
+// host-reversed order of CompareURLs; the URLs are front coded, so a map of
+// crawled URLs takes a fraction of their raw size.
+//
+// URL costs decoding one bucket (16 strings); ID costs a binary search over
+// bucket heads (log2(n/16) key computations) and one bucket scan.
+// A URLMap is safe for concurrent use.
+type URLMap struct {
+	fc       *FrontCodedList
+	headKeys []string // SortKey of each bucket's first URL
+}
+
+func newURLMap(fc *FrontCodedList) (*URLMap, error) {
+	m := &URLMap{fc: fc, headKeys: make([]string, len(fc.bucket))}
+	var prev string
+	for b := range fc.bucket {
+		h, _, err := fc.head(b, nil)
+		if err != nil {
+			return nil, err
+		}
+		if b > 0 && CompareURLs(prev, string(h)) >= 0 {
+			return nil, formatErr("URL map is not sorted at bucket %d", b)
+		}
+		prev = string(h)
+		m.headKeys[b] = SortKey(prev)
+	}
+	return m, nil
+}
+
+// NewURLMap sorts and deduplicates urls in memory and builds the map. For
+// inputs larger than memory use a Builder.
+func NewURLMap(urls []string) (*URLMap, error) {
+	type kv struct{ k, u string }
+	s := make([]kv, len(urls))
+	for i, u := range urls {
+		s[i] = kv{SortKey(u), u}
+	}
+	slices.SortFunc(s, func(a, b kv) int {
+		if c := strings.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return strings.Compare(a.u, b.u)
+	})
+	var buf bytes.Buffer
+	w := NewFrontCodedWriter(&buf, 0)
+	for i, e := range s {
+		if i > 0 && e.u == s[i-1].u {
+			continue
+		}
+		w.Add(e.u)
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return ReadURLMap(buf.Bytes())
+}
+
+// ReadURLMap loads a map written by URLMap.WriteTo or a Builder.
+func ReadURLMap(p []byte) (*URLMap, error) {
+	fc, err := NewFrontCodedList(p)
+	if err != nil {
+		return nil, err
+	}
+	return newURLMap(fc)
+}
+
+// OpenURLMap reads a map file.
+func OpenURLMap(path string) (*URLMap, error) {
+	p, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Op: "open", Subject: path, Err: err}
+	}
+	m, err := ReadURLMap(p)
+	if err != nil {
+		return nil, &Error{Op: "open", Subject: path, Err: err}
+	}
+	return m, nil
+}
+
+// WriteTo writes the map in its file format.
+func (m *URLMap) WriteTo(w io.Writer) (int64, error) {
+	fw := NewFrontCodedWriter(w, m.fc.k)
+	for i := 0; i < m.fc.n; i++ {
+		s, err := m.fc.Get(i)
+		if err != nil {
+			return 0, err
+		}
+		fw.Add(s)
+	}
+	return int64(fw.off), fw.Close()
+}
+
+// Len returns the number of URLs.
+func (m *URLMap) Len() int { return m.fc.Len() }
+
+// SizeBytes returns the memory held by the map.
+func (m *URLMap) SizeBytes() int { return m.fc.SizeBytes() }
+
+// URL returns the URL of node id.
+func (m *URLMap) URL(id int) (string, error) {
+	s, err := m.fc.Get(id)
+	if err != nil {
+		return "", &Error{Op: "url", Subject: fmt.Sprintf("node %d", id), Err: err}
+	}
+	return s, nil
+}
+
+// ID returns the node id of url, or an error wrapping ErrUnknownURL.
+func (m *URLMap) ID(url string) (int, error) {
+	key := SortKey(url)
+	i, err := m.fc.search(url, func(b int, head []byte) int {
+		if c := strings.Compare(m.headKeys[b], key); c != 0 {
+			return c
+		}
+		return strings.Compare(string(head), url)
+	})
+	if err != nil {
+		return -1, &Error{Op: "id", Subject: url, Err: err}
+	}
+	if i < 0 {
+		return -1, &Error{Op: "id", Subject: url, Err: ErrUnknownURL}
+	}
+	return i, nil
+}
