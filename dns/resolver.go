@@ -15,9 +15,21 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
+// ResolverFunc adapts a function to the Resolver interface (e.g. a fixed
+// answer in tests, or a wrapper that logs).
+type ResolverFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+
+// LookupNetIP calls f(ctx, host).
+func (f ResolverFunc) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
+	return f(ctx, host)
+}
+
 // System is a Resolver over a *net.Resolver (nil means net.DefaultResolver):
 // the fallback when no nameserver is configured, and the second
-// implementation of Resolver. It adds no cache of its own.
+// implementation of Resolver. It adds no cache of its own; errors are
+// converted to *Error (NotFound, Timeout, ServerFailure or Unknown) so that
+// callers classify failures the same way for both implementations. Safe for
+// concurrent use as far as the net.Resolver is (the default one is).
 type System struct {
 	// Resolver is the net.Resolver used; nil means net.DefaultResolver.
 	Resolver *net.Resolver
@@ -25,10 +37,10 @@ type System struct {
 
 var _ Resolver = System{}
 
-// LookupNetIP implements Resolver.
+// LookupNetIP implements Resolver. IPv4-mapped IPv6 addresses are unmapped.
 func (s System) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
-		return []netip.Addr{a}, nil
+		return []netip.Addr{a.Unmap()}, nil
 	}
 	r := s.Resolver
 	if r == nil {
@@ -36,7 +48,7 @@ func (s System) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, err
 	}
 	addrs, err := r.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return nil, err
+		return nil, fromNet(host, err)
 	}
 	for i, a := range addrs {
 		addrs[i] = a.Unmap()

@@ -67,23 +67,31 @@ func (s *Server) serveDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 			r.msg = nil
 		}
 	}
+	// The outcome is logged before the answer leaves, so that a client
+	// reading the log after receiving the answer finds it complete.
+	s.finish(idx, q.Time, r)
 	if r.msg != nil && w.WriteMsg(r.msg) != nil {
 		r.msg = nil
+		s.finish(idx, q.Time, r)
 	}
+}
 
+// finish records the outcome of the query logged at index idx.
+func (s *Server) finish(idx int, arrival time.Time, r reply) {
 	s.mu.Lock()
-	if idx < len(s.log) && s.log[idx].Time.Equal(q.Time) { // not reset meanwhile
-		e := &s.log[idx]
-		e.Delay = r.delay
-		if r.msg == nil {
-			e.Dropped = true
-		} else {
-			e.Rcode = mdns.RcodeToString[r.msg.Rcode]
-			e.Answers = len(r.msg.Answer)
-			e.Truncated = r.msg.Truncated
-		}
+	defer s.mu.Unlock()
+	if idx >= len(s.log) || !s.log[idx].Time.Equal(arrival) { // log reset meanwhile
+		return
 	}
-	s.mu.Unlock()
+	e := &s.log[idx]
+	e.Delay = r.delay
+	if r.msg == nil {
+		e.Dropped, e.Rcode, e.Answers, e.Truncated = true, "", 0, false
+		return
+	}
+	e.Rcode = mdns.RcodeToString[r.msg.Rcode]
+	e.Answers = len(r.msg.Answer)
+	e.Truncated = r.msg.Truncated
 }
 
 // respond computes the answer to req; s.mu must be held. It never panics on

@@ -119,6 +119,13 @@ func listen(addr string) (net.PacketConn, net.Listener, error) {
 		_, p, _ := net.SplitHostPort(pc.LocalAddr().String())
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, p))
 		if err == nil {
+			if uc, ok := pc.(*net.UDPConn); ok {
+				// Bursts of thousands of queries must not overflow the
+				// default receive queue (~200 KiB); best effort, capped by
+				// the kernel's rmem_max.
+				_ = uc.SetReadBuffer(4 << 20)
+				_ = uc.SetWriteBuffer(4 << 20)
+			}
 			return pc, ln, nil
 		}
 		pc.Close()

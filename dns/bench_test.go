@@ -1,0 +1,91 @@
+package dns
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sync/atomic"
+	"testing"
+
+	"github.com/crawlkit/crawlkit/dns/dnstest"
+)
+
+// BenchmarkCacheHit measures a lookup answered from the cache: the path
+// every fetch of an already resolved host takes. It must not allocate.
+func BenchmarkCacheHit(b *testing.B) {
+	srv := zone(b, dnstest.Config{})
+	r := resolver(b, Options{}, srv)
+	ctx := context.Background()
+	hosts := make([]string, 1024)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("h%d.sim.test", i)
+		if _, err := r.LookupNetIP(ctx, hosts[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			addrs, err := r.LookupNetIP(ctx, hosts[i&1023])
+			if err != nil || len(addrs) != 1 {
+				b.Fatal(addrs, err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		var seq atomic.Uint64
+		b.RunParallel(func(pb *testing.PB) {
+			i := int(seq.Add(97))
+			for pb.Next() {
+				addrs, err := r.LookupNetIP(ctx, hosts[i&1023])
+				if err != nil || len(addrs) != 1 {
+					b.Error(addrs, err)
+					return
+				}
+				i++
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+	})
+}
+
+// BenchmarkCacheMiss measures full resolutions of distinct names against
+// the local test server (A and AAAA, or A only), many in flight at once as
+// in a crawler with hundreds of workers. The figure that matters is
+// lookups/s.
+func BenchmarkCacheMiss(b *testing.B) {
+	for _, network := range []string{"ip", "ip4"} {
+		b.Run(network, func(b *testing.B) {
+			srv := dnstest.Start(b, dnstest.Config{})
+			srv.AddWildcard("sim.test", 60, netip.MustParseAddr("127.0.0.1"))
+			r := resolver(b, Options{Network: network}, srv)
+			ctx := context.Background()
+			names := make([]string, b.N)
+			for i := range names {
+				names[i] = fmt.Sprintf("m%d.sim.test", i)
+			}
+			var next atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(64)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					name := names[next.Add(1)-1]
+					if addrs, err := r.LookupNetIP(ctx, name); err != nil || len(addrs) != 1 {
+						b.Error(name, addrs, err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+			if st := r.Stats(); st.Misses != uint64(b.N) {
+				b.Fatalf("%d misses for %d distinct names", st.Misses, b.N)
+			}
+		})
+	}
+}

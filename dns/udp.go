@@ -1,0 +1,197 @@
+package dns
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+
+	mdns "github.com/miekg/dns"
+)
+
+// udpConn multiplexes the queries to one nameserver over one UDP socket, as
+// Mercator did (IIR §20.2.2): any number of lookups send their query and
+// wait on their own channel; a single reader goroutine hands each response to
+// the waiter whose query ID and question it matches. A lookup blocked on a
+// slow name therefore never delays another, and thousands of queries in
+// flight cost one socket and one goroutine.
+//
+// Query IDs are random among the free ones; responses whose ID, question or
+// QR bit do not match a waiter are dropped. A single socket means a single
+// source port, which makes off-path spoofing easier than with per-query
+// ports; the crawler accepts that for speed.
+type udpConn struct {
+	server string
+	conn   *net.UDPConn
+
+	mu      sync.Mutex
+	pending map[uint16]*waiter
+	closed  bool
+
+	done chan struct{} // closed when the reader has returned
+}
+
+type waiter struct {
+	name  string // FQDN asked
+	qtype uint16
+	ch    chan udpResult // buffered, capacity 1
+}
+
+type udpResult struct {
+	msg *mdns.Msg
+	err error
+}
+
+// maxPending bounds the queries in flight on one socket: the 16-bit ID
+// space, with headroom so that finding a free ID stays cheap.
+const maxPending = 60000
+
+func dialUDP(server string) (*udpConn, error) {
+	raddr, err := net.ResolveUDPAddr("udp", server)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := net.DialUDP("udp", nil, raddr)
+	if err != nil {
+		return nil, err
+	}
+	// Best effort: room for bursts of answers (capped by rmem_max).
+	_ = conn.SetReadBuffer(4 << 20)
+	u := &udpConn{
+		server:  server,
+		conn:    conn,
+		pending: make(map[uint16]*waiter),
+		done:    make(chan struct{}),
+	}
+	go u.read()
+	return u, nil
+}
+
+// exchange sends q (its ID is set here) and waits for the matching response
+// until ctx is done. It is safe for concurrent use.
+func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg) (*mdns.Msg, error) {
+	w := &waiter{name: q.Question[0].Name, qtype: q.Question[0].Qtype, ch: make(chan udpResult, 1)}
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if len(u.pending) >= maxPending {
+		u.mu.Unlock()
+		return nil, errBusy
+	}
+	id := uint16(rand.Uint32())
+	for u.pending[id] != nil {
+		id = uint16(rand.Uint32())
+	}
+	u.pending[id] = w
+	u.mu.Unlock()
+
+	q.Id = id
+	b, err := q.Pack()
+	if err == nil {
+		_, err = u.conn.Write(b)
+	}
+	if err != nil {
+		u.forget(id, w)
+		return nil, err
+	}
+	select {
+	case r := <-w.ch:
+		return r.msg, r.err
+	case <-ctx.Done():
+		u.forget(id, w)
+		return nil, ctx.Err()
+	}
+}
+
+func (u *udpConn) forget(id uint16, w *waiter) {
+	u.mu.Lock()
+	if u.pending[id] == w {
+		delete(u.pending, id)
+	}
+	u.mu.Unlock()
+}
+
+// read is the socket's reader goroutine.
+func (u *udpConn) read() {
+	defer close(u.done)
+	buf := make([]byte, mdns.MaxMsgSize)
+	for {
+		n, err := u.conn.Read(buf)
+		if err != nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				// ICMP port unreachable: nobody listens there. Fail what
+				// waits so that the lookups fail over at once.
+				u.failAll(errConnRefused)
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				u.failAll(ErrClosed)
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			u.failAll(err)
+			return
+		}
+		u.deliver(buf[:n])
+	}
+}
+
+// deliver hands one received packet to its waiter, if any.
+func (u *udpConn) deliver(p []byte) {
+	if len(p) < 12 {
+		return
+	}
+	id := binary.BigEndian.Uint16(p)
+	u.mu.Lock()
+	w := u.pending[id]
+	u.mu.Unlock()
+	if w == nil {
+		return
+	}
+	m := new(mdns.Msg)
+	res := udpResult{msg: m}
+	if err := m.Unpack(p); err != nil {
+		// A mangled packet with a pending ID is most likely the answer:
+		// report it, so that the lookup moves on instead of waiting.
+		res = udpResult{err: errBadResponse}
+	} else if !m.Response || len(m.Question) != 1 ||
+		m.Question[0].Qtype != w.qtype || !strings.EqualFold(m.Question[0].Name, w.name) {
+		return // not the answer to this query
+	}
+	u.mu.Lock()
+	if u.pending[id] != w {
+		u.mu.Unlock()
+		return
+	}
+	delete(u.pending, id)
+	u.mu.Unlock()
+	w.ch <- res
+}
+
+func (u *udpConn) failAll(err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for id, w := range u.pending {
+		delete(u.pending, id)
+		w.ch <- udpResult{err: err}
+	}
+}
+
+// close closes the socket and waits for the reader to return; waiters get
+// ErrClosed.
+func (u *udpConn) close() {
+	u.mu.Lock()
+	u.closed = true
+	u.mu.Unlock()
+	u.conn.Close()
+	<-u.done
+}
