@@ -42,6 +42,10 @@
 //	latin1         Latin1: six ISO-8859-1 pages, Content-Type "text/html"
 //	cp1252         Windows1252: six windows-1252 pages, no charset header
 //	mirror0, ...   byte-identical copies of an ordinary host (Mirrors)
+//	hostile        Hostile: huge bodies, a gzip bomb, bad gzip, slow and
+//	               stalled answers, an oversized header, invalid UTF-8, a
+//	               mislabeled body, a 10 kB link (HostilePaths); linked
+//	               only with Config.LinkHostile
 //
 // Unknown paths answer 404. Text responses are gzip-encoded when the request
 // accepts gzip; every 200 carries an ETag, pages also Last-Modified, and

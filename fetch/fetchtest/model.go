@@ -221,6 +221,11 @@ func (w *Web) buildSpecials() {
 	for _, m := range w.mirrors {
 		add(m.name, "/", "mirror of "+w.ordinary[m.index].name)
 	}
+	if w.cfg.LinkHostile {
+		for _, p := range HostilePaths {
+			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))
+		}
+	}
 }
 
 // pageLinks returns the links of page j of ordinary host h (HTML pages only).

@@ -18,6 +18,7 @@ const (
 	routeRedirect           // a redirect (chains, loops, robots hops)
 	routeStatus             // a fixed error status
 	routeTrap               // any page of a trap host
+	routeHostile            // any resource of the Hostile host
 )
 
 type route struct {
@@ -77,6 +78,12 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 		}
 	case kindRedirect:
 		return w.routeRedirect(path, rawQuery)
+	case kindHostile:
+		for _, p := range HostilePaths {
+			if path == p {
+				return route{kind: routeHostile, status: 200}
+			}
+		}
 	case kindStatus:
 		parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 2)
 		if code, err := strconv.Atoi(parts[0]); err == nil && code >= 400 && code <= 599 && len(parts) == 2 {

@@ -32,6 +32,19 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Flush lets slow answers push bytes out as they go.
+func (s *statusWriter) Flush() {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap serves http.ResponseController.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 func (s *statusWriter) Write(p []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
@@ -65,6 +78,10 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		t := time.NewTimer(lat)
 		select {
 		case <-t.C:
+		case <-w.closing:
+			t.Stop()
+			sw.status = 499
+			return
 		case <-r.Context().Done():
 			t.Stop()
 			sw.status = 499 // client went away, as nginx logs it
@@ -112,6 +129,8 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 			sw.Header().Set("Retry-After", strconv.Itoa(max(1, int(w.cfg.RetryAfter/time.Second))))
 		}
 		http.Error(sw, strconv.Itoa(rt.status)+" "+http.StatusText(rt.status), rt.status)
+	case routeHostile:
+		w.serveHostile(sw, r, r.URL.EscapedPath())
 	case routeTrap:
 		w.renderTrap(buf, h, r.URL.EscapedPath())
 		w.send(sw, r, 200, "text/html; charset=utf-8", buf.Bytes(), time.Time{})

@@ -77,6 +77,11 @@ type Config struct {
 	// the real time.
 	Clock func() time.Time
 
+	// LinkHostile makes h000's home page link the Hostile host's
+	// resources (huge bodies, a gzip bomb, slow answers, ...). Default
+	// false: they are reachable only by asking for them.
+	LinkHostile bool
+
 	// Addr is the listen address. Default "127.0.0.1:0" (a random free
 	// port on loopback).
 	Addr string
@@ -167,6 +172,7 @@ const (
 	kindStatus
 	kindLatin1
 	kindCP1252
+	kindHostile
 )
 
 // hostInfo is what NewWeb knows about a host without generating its pages.
@@ -184,14 +190,16 @@ type hostInfo struct {
 // generated virtual hosts, with the ground truth about them. Create it with
 // NewWeb and stop it with Close. All methods are safe for concurrent use.
 type Web struct {
-	cfg    Config
-	seed   int64
-	ln     net.Listener
-	srv    *http.Server
-	tr     *http.Transport
-	served chan struct{}
-	addr   string
-	port   string
+	cfg       Config
+	seed      int64
+	ln        net.Listener
+	srv       *http.Server
+	tr        *http.Transport
+	served    chan struct{}
+	closing   chan struct{} // closed by Close: slow handlers stop
+	closeOnce sync.Once
+	addr      string
+	port      string
 
 	ordinary []*hostInfo
 	mirrors  []*hostInfo
@@ -215,7 +223,7 @@ type Web struct {
 // itself costs O(Hosts); a host's pages are generated on its first use.
 func NewWeb(cfg Config) *Web {
 	cfg.ensureDefaults()
-	w := &Web{cfg: cfg, seed: cfg.Seed, served: make(chan struct{})}
+	w := &Web{cfg: cfg, seed: cfg.Seed, served: make(chan struct{}), closing: make(chan struct{})}
 	w.generate()
 
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -250,12 +258,15 @@ func NewWeb(cfg Config) *Web {
 type connKey struct{}
 
 // Close stops the server, closes every connection and waits until the
-// serving goroutine has returned. Ground-truth methods keep working after
+// serving goroutine has returned; calling it again does nothing. Ground-truth methods keep working after
 // Close.
 func (w *Web) Close() {
-	_ = w.srv.Close()
-	<-w.served
-	w.tr.CloseIdleConnections()
+	w.closeOnce.Do(func() {
+		close(w.closing)
+		_ = w.srv.Close()
+		<-w.served
+		w.tr.CloseIdleConnections()
+	})
 }
 
 // Addr returns the server's address, "127.0.0.1:PORT".
@@ -394,7 +405,7 @@ func (w *Web) generate() {
 	}{
 		{CalendarTrap, kindCalendar}, {SessionTrap, kindSession}, {DeepTrap, kindDeep},
 		{Redirects, kindRedirect}, {Statuses, kindStatus},
-		{Latin1, kindLatin1}, {Windows1252, kindCP1252},
+		{Latin1, kindLatin1}, {Windows1252, kindCP1252}, {Hostile, kindHostile},
 	} {
 		w.byName[w.Host(s.label)] = &hostInfo{name: w.Host(s.label), kind: s.kind}
 	}
