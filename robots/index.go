@@ -66,9 +66,16 @@ func (n *node) insert(s string, idx int32) {
 func (g *group) lookup(p string) int {
 	best := -1
 	rest := p
+	end := int16(-2) // matches no rule's last
+	if p != "" {
+		end = int16(p[len(p)-1])
+	}
 	for n := g.index; ; {
 		for _, i := range n.rules {
-			if (best < 0 || int(i) < best) && g.rules[i].match(p) {
+			if best >= 0 && int(i) >= best {
+				continue
+			}
+			if ru := &g.rules[i]; (ru.last < 0 || ru.last == end) && ru.match(p) {
 				best = int(i)
 			}
 		}
