@@ -51,8 +51,8 @@ func checkStores(t *testing.T, want, got GraphStore) {
 			t.Fatalf("ID(%q) = %d, %v; want %d", u, gid, err, id)
 		}
 		for _, dir := range []struct {
-			name string
-			w, g func(int, []int) ([]int, error)
+			name   string
+			w, g   func(int, []int) ([]int, error)
 			wd, gd func(int) (int, error)
 		}{{"out", want.Out, got.Out, want.OutDegree, got.OutDegree}, {"in", want.In, got.In, want.InDegree, got.InDegree}} {
 			a, _ = dir.w(id, a)

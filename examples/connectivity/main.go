@@ -1,0 +1,112 @@
+// Command connectivity is the connectivity server of book §20.4: it loads
+// (or builds from a link log) a compressed web graph, its transpose and the
+// URL map, and answers "which URLs does u link to?" and "which URLs link to
+// u?" over HTTP with JSON.
+//
+// Usage:
+//
+//	connectivity -store BASENAME            # files written by webgraph.Builder
+//	connectivity -links links.tsv           # build from "source<TAB>target" lines
+//
+//	curl 'http://127.0.0.1:8080/out?url=http://example.com/&limit=10'
+//	curl 'http://127.0.0.1:8080/in?id=42&offset=100&limit=100'
+//	curl 'http://127.0.0.1:8080/stats'
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/crawlkit/crawlkit/webgraph"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	store := flag.String("store", "", "basename of a store written by webgraph.Builder")
+	links := flag.String("links", "", "link log to build from: one \"source<TAB>target\" per line")
+	flag.Parse()
+	if err := run(*addr, *store, *links); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(addr, store, links string) error {
+	if (store == "") == (links == "") {
+		return errors.New("give exactly one of -store and -links")
+	}
+	if links != "" {
+		dir, err := os.MkdirTemp("", "connectivity-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		store = filepath.Join(dir, "web")
+		if err := buildFromTSV(links, store, dir); err != nil {
+			return err
+		}
+	}
+	s, err := webgraph.OpenStore(store)
+	if err != nil {
+		return err
+	}
+	log.Printf("serving %d URLs, %d links on http://%s", s.NumNodes(), s.NumArcs(), addr)
+	srv := &http.Server{Addr: addr, Handler: newHandler(s), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}
+
+// buildFromTSV streams a link log into a store with bounded memory.
+func buildFromTSV(path, basename, tmp string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := webgraph.NewBuilder(&webgraph.BuilderOptions{TempDir: tmp})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		src, dst, ok := strings.Cut(t, "\t")
+		if !ok {
+			if err := b.AddURL(t); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := b.AddLink(strings.TrimSpace(src), strings.TrimSpace(dst)); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return b.Finish(basename)
+}
