@@ -337,6 +337,18 @@ func TestAllowedTargets(t *testing.T) {
 	}
 }
 
+func TestAllowedDoesNotAllocate(t *testing.T) {
+	r := Parse(200, hundredRules())
+	small := Parse(200, []byte("User-agent: *\nDisallow: /a*b$\n"))
+	for _, target := range []string{"/", "/section01/private/x", "https://example.com/caf%c3%a9?q=%7E", "/über/*$", "http://h?x", "/" + strings.Repeat("%41", 150)} {
+		for _, agent := range []string{"ExampleBot/1.0", "otherbot", "OTHERBOT", "*", ""} {
+			if n := testing.AllocsPerRun(20, func() { r.Allowed(agent, target); small.Allowed(agent, target) }); n != 0 {
+				t.Errorf("Allowed(%q, %q): %v allocations", agent, target, n)
+			}
+		}
+	}
+}
+
 func TestNilAndString(t *testing.T) {
 	var r *Rules
 	if !r.Allowed("a", "/") || r.CrawlDelay("a") != 0 || r.Sitemaps() != nil {
