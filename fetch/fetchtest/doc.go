@@ -38,7 +38,8 @@
 //	               relative and absolute Location) ending on a page;
 //	               /loop/0/K (two-step loop), /loop/1/0 (self loop)
 //	status         Statuses: /CODE/x answers CODE (400..599); 429 and 503
-//	               with Retry-After (Config.RetryAfter)
+//	               with Retry-After (Config.RetryAfter); /retry/N/x answers
+//	               503 + Retry-After N times, then 200
 //	latin1         Latin1: six ISO-8859-1 pages, Content-Type "text/html"
 //	cp1252         Windows1252: six windows-1252 pages, no charset header
 //	mirror0, ...   byte-identical copies of an ordinary host (Mirrors)

@@ -19,6 +19,7 @@ const (
 	routeStatus             // a fixed error status
 	routeTrap               // any page of a trap host
 	routeHostile            // any resource of the Hostile host
+	routeRetryOK            // a /retry/N/ page of Statuses after its N failures
 )
 
 type route struct {
@@ -85,6 +86,15 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 			}
 		}
 	case kindStatus:
+		if n, ok := retryLimit(path); ok && rawQuery == "" {
+			w.retryMu.Lock()
+			seen := w.retries[path]
+			w.retryMu.Unlock()
+			if seen < n {
+				return route{kind: routeStatus, status: 503, name: path}
+			}
+			return route{kind: routeRetryOK, status: 200, name: path}
+		}
 		parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 2)
 		if code, err := strconv.Atoi(parts[0]); err == nil && code >= 400 && code <= 599 && len(parts) == 2 {
 			return route{kind: routeStatus, status: code}
@@ -143,6 +153,15 @@ func (w *Web) routeRedirect(path, rawQuery string) route {
 		}
 	}
 	return route{kind: routeNotFound, status: 404}
+}
+
+// retryLimit parses /retry/N/name (N in 1..9) on the Statuses host.
+func retryLimit(path string) (int, bool) {
+	s, ok := strings.CutPrefix(path, "/retry/")
+	if !ok || len(s) < 3 || s[0] < '1' || s[0] > '9' || s[1] != '/' {
+		return 0, false
+	}
+	return int(s[0] - '0'), true
 }
 
 // Calendar trap: /calendar/YYYY/MM and /calendar/YYYY/MM/DD.

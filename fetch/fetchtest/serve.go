@@ -124,7 +124,22 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		sw.Header().Set("Content-Type", "text/html; charset=utf-8")
 		sw.WriteHeader(rt.status)
 		_, _ = sw.Write([]byte("<html><body><a href=\"" + rt.location + "\">moved</a></body></html>\n"))
-	case routeStatus:
+	case routeStatus, routeRetryOK:
+		if n, ok := retryLimit(rt.name); ok && h.kind == kindStatus {
+			// Decide again under the lock: concurrent requests each
+			// consume one failure.
+			w.retryMu.Lock()
+			seen := w.retries[rt.name]
+			w.retries[rt.name] = seen + 1
+			w.retryMu.Unlock()
+			if seen >= n {
+				w.send(sw, r, 200, "text/html; charset=utf-8",
+					[]byte("<!DOCTYPE html><html><head><title>Recovered</title></head><body><p>Back after "+
+						strconv.Itoa(n)+" failures.</p></body></html>\n"), time.Time{})
+				return
+			}
+			rt.status = 503
+		}
 		if rt.status == 429 || rt.status == 503 {
 			sw.Header().Set("Retry-After", strconv.Itoa(max(1, int(w.cfg.RetryAfter/time.Second))))
 		}

@@ -148,7 +148,8 @@ const (
 	// /loop/1/0 (to itself).
 	Redirects = "redirect"
 	// Statuses answers /CODE/anything with that status for any CODE in
-	// 400..599; 429 and 503 carry Retry-After.
+	// 400..599; 429 and 503 carry Retry-After. /retry/N/anything (N in
+	// 1..9) answers 503 with Retry-After to its first N requests, then 200.
 	Statuses = "status"
 	// Latin1 serves six HTML pages encoded in ISO-8859-1 with Content-Type
 	// "text/html" and no charset parameter (odd pages have no <meta>
@@ -214,6 +215,9 @@ type Web struct {
 	connSeq    atomic.Uint64
 	sessionSeq atomic.Uint64
 
+	retryMu sync.Mutex
+	retries map[string]int // requests seen per /retry/N/ path
+
 	mu  sync.Mutex
 	log []Request
 }
@@ -223,7 +227,7 @@ type Web struct {
 // itself costs O(Hosts); a host's pages are generated on its first use.
 func NewWeb(cfg Config) *Web {
 	cfg.ensureDefaults()
-	w := &Web{cfg: cfg, seed: cfg.Seed, served: make(chan struct{}), closing: make(chan struct{})}
+	w := &Web{cfg: cfg, seed: cfg.Seed, served: make(chan struct{}), closing: make(chan struct{}), retries: make(map[string]int)}
 	w.generate()
 
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -75,7 +75,7 @@ func raw(t testing.TB, w *fetchtest.Web, u string, hdr ...string) (*http.Respons
 }
 
 func TestDeterministic(t *testing.T) {
-	cfg := fetchtest.Config{Seed: 42, Hosts: 10, ChangePeriods: []time.Duration{0, time.Hour},
+	cfg := fetchtest.Config{Seed: 42, Hosts: 10, MeanPages: 10, ChangePeriods: []time.Duration{0, time.Hour},
 		Clock: func() time.Time { return time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC) }}
 	a, b := fetchtest.NewWeb(cfg), fetchtest.NewWeb(cfg)
 	defer a.Close()
@@ -634,5 +634,26 @@ func TestRobotsViolationCaught(t *testing.T) {
 	}
 	if ua := v[0].UserAgent; ua != "crawlkit/1.0" {
 		t.Errorf("user agent %q", ua)
+	}
+}
+
+func TestRetryThenSucceed(t *testing.T) {
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 1})
+	defer w.Close()
+	u := w.URL(w.Host(fetchtest.Statuses), "/retry/2/feed")
+	for i, want := range []int{503, 503, 200, 200} {
+		if s := w.Status(u); s != want {
+			t.Errorf("before request %d: Status %d, want %d", i, s, want)
+		}
+		resp, _ := raw(t, w, u)
+		if resp.StatusCode != want {
+			t.Errorf("request %d: %d, want %d", i, resp.StatusCode, want)
+		}
+		if ra := resp.Header.Get("Retry-After"); (ra != "") != (want == 503) {
+			t.Errorf("request %d: Retry-After %q", i, ra)
+		}
+	}
+	if resp, _ := raw(t, w, w.URL(w.Host(fetchtest.Statuses), "/retry/1/other")); resp.StatusCode != 503 {
+		t.Error("retry counters are not per path")
 	}
 }
