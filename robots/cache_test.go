@@ -394,7 +394,7 @@ func TestCacheDelay(t *testing.T) {
 	s := newSite()
 	s.set("http://slow.test/robots.txt", 200, "User-agent: *\nCrawl-delay: 3600\n")
 	s.set("https://slow.test/robots.txt", 200, "User-agent: *\nCrawl-delay: 5\n")
-	s.set("http://mid.test/robots.txt", 200, "User-agent: *\nCrawl-delay: 5\n\nUser-agent: mybot\nCrawl-delay: 2.5\n")
+	s.set("http://mid.test/robots.txt", 200, "User-agent: *\nCrawl-delay: 5\nDisallow: /tmp\n\nUser-agent: mybot\nCrawl-delay: 2.5\nDisallow: /tmp\n")
 	c := NewCache(&Options{Fetch: s.fetch, Agent: "MyBot"})
 	defer c.Close()
 	for _, h := range []string{"http://slow.test/", "https://slow.test/", "http://mid.test/"} {

@@ -5,7 +5,7 @@
 //	r := robots.Parse(200, body)
 //	if r.Allowed("ExampleBot", "/path?query") { ... }
 //
-//	c := robots.NewCache(&robots.Options{Agent: "ExampleBot", Fetch: fetchFunc})
+//	c := robots.NewCache(&robots.Options{Agent: "ExampleBot", Fetch: robots.FromFetcher(fetcher)})
 //	defer c.Close()
 //	ok, err := c.Allowed(ctx, u)  // fetches http(s)://host/robots.txt once per 24 h
 //	delay, capped := c.Delay(u.Host)
@@ -55,12 +55,19 @@
 // at a time and concurrent callers wait for it; the cache is an LRU bounded
 // by Options.MaxEntries.
 //
+// The Cache fetches through a FetchFunc: HTTPFetch over a net/http client by
+// default, or FromFetcher over the crawler's fetch.Fetcher so that robots.txt
+// requests pass the same address guard and limits as pages.
+//
 // # Crawl-delay
 //
 // Crawl-delay is not part of RFC 9309 but widely used; it is read per group in
-// seconds (fractions allowed). Cache.Delay caps it at Options.MaxCrawlDelay
-// (60 s) and reports whether it did: a host asking for more is deferred, not
-// dropped.
+// seconds (fractions allowed), the largest value winning. Like every record
+// outside the RFC it must not interfere with group parsing (§2.2.4): it
+// neither starts nor ends a group, so a group holding nothing but a
+// Crawl-delay runs on into the next user-agent line, as in Google's
+// reference parser. Cache.Delay caps it at Options.MaxCrawlDelay (60 s) and
+// reports whether it did: a host asking for more is deferred, not dropped.
 //
 // # What comes from github.com/temoto/robotstxt
 //

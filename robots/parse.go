@@ -172,12 +172,14 @@ func parse(body []byte) *Rules {
 			allow := len(key) == len("allow")
 			cur.rules = append(cur.rules, compileRule(string(val), allow))
 		case bytes.EqualFold(key, []byte("crawl-delay")):
+			// Not an RFC 9309 record, and §2.2.4 forbids other records to
+			// interfere with the parsing of those it defines: it belongs to
+			// the group being read but neither ends nor starts one.
 			if cur == nil {
 				continue
 			}
-			inAgents = false
 			if d, ok := parseDelay(val); ok {
-				cur.crawlDelay, cur.hasDelay = d, true
+				cur.crawlDelay, cur.hasDelay = max(cur.crawlDelay, d), true
 			}
 		case bytes.EqualFold(key, []byte("sitemap")):
 			// Not a group member (§2.2.4): it neither ends nor joins a group.
@@ -401,7 +403,18 @@ func asciiEqualFold(lower, s string) bool {
 // CrawlDelay returns the Crawl-delay of the group that applies to agent, 0
 // when it has none. Crawl-delay is not part of RFC 9309; it is read as a
 // number of seconds (fractions allowed), and a malformed value is skipped.
-// Merged groups keep the largest delay. Safe for concurrent use.
+// Several values (in one group or in merged groups) give the largest. A
+// Crawl-delay line neither starts nor ends a group (§2.2.4: records outside
+// the RFC must not interfere with its parsing), so in
+//
+//	User-agent: *
+//	Crawl-delay: 10
+//
+//	User-agent: foobot
+//	Disallow: /x
+//
+// "*" and foobot form one group, as in Google's reference parser. Safe for
+// concurrent use.
 func (r *Rules) CrawlDelay(agent string) time.Duration {
 	if r == nil || r.kind != parsed {
 		return 0

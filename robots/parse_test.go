@@ -292,7 +292,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestCrawlDelay(t *testing.T) {
-	r := Parse(200, []byte("User-agent: *\nCrawl-delay: 3\n\nUser-agent: slow\nCrawl-delay: 0.25\nDisallow: /x\n\nUser-agent: huge\nCrawl-delay: 1e300\n"))
+	r := Parse(200, []byte("User-agent: *\nCrawl-delay: 3\nDisallow: /tmp\n\nUser-agent: slow\nCrawl-delay: 0.1\nCrawl-delay: 0.25\nDisallow: /x\n\nUser-agent: huge\nCrawl-delay: 1e300\n"))
 	tests := []struct {
 		agent string
 		want  time.Duration
@@ -304,6 +304,15 @@ func TestCrawlDelay(t *testing.T) {
 	}
 	if d := Parse(503, nil).CrawlDelay("x"); d != 0 {
 		t.Errorf("unreachable CrawlDelay = %v", d)
+	}
+}
+
+func TestCrawlDelayDoesNotSplitGroups(t *testing.T) {
+	file := "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nDisallow: /x\n"
+	runChecks(t, file, []check{{"a", "/x", false}, {"b", "/x", false}})
+	r := Parse(200, []byte(file))
+	if da, db := r.CrawlDelay("a"), r.CrawlDelay("b"); da != 5*time.Second || db != 5*time.Second {
+		t.Errorf("CrawlDelay a=%v b=%v, want 5s for both", da, db)
 	}
 }
 
