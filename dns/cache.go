@@ -1,7 +1,7 @@
 package dns
 
 import (
-	"hash/maphash"
+	"math/rand/v2"
 	"net/netip"
 	"sync"
 )
@@ -44,12 +44,12 @@ type shard struct {
 }
 
 type cache struct {
-	seed   maphash.Seed
+	seed   uint32 // of the names' hash, so that nobody can aim at one shard
 	shards [shardCount]shard
 }
 
 func newCache(size int) *cache {
-	c := &cache{seed: maphash.MakeSeed()}
+	c := &cache{seed: uint32(rand.Uint64())}
 	per := (size + shardCount - 1) / shardCount
 	for i := range c.shards {
 		s := &c.shards[i]
@@ -61,9 +61,9 @@ func newCache(size int) *cache {
 	return c
 }
 
-// shard returns the shard of name. It does not allocate.
-func (c *cache) shard(name string) *shard {
-	return &c.shards[maphash.String(c.seed, name)&(shardCount-1)]
+// shard returns the shard of a name with the given hash (canonicalHost).
+func (c *cache) shard(hash uint32) *shard {
+	return &c.shards[(hash^hash>>16)&(shardCount-1)]
 }
 
 // getLocked returns the live entry of name, marking it most recently used,

@@ -147,7 +147,7 @@ func (c *Caching) Close() error {
 // or Unknown (canceled) while the resolution goes on in the background.
 // The returned slice is shared and must not be modified.
 func (c *Caching) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
-	name, kind, addr := canonicalHost(host)
+	name, kind, addr, hash := canonicalHost(host, c.cache.seed)
 	switch kind {
 	case hostLiteral:
 		c.stats.local.Add(1)
@@ -159,7 +159,7 @@ func (c *Caching) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, e
 		return nil, &Error{Name: host, Kind: BadName, Err: errBadName}
 	}
 	now := c.now()
-	s := c.cache.shard(name)
+	s := c.cache.shard(hash)
 	s.mu.Lock()
 	if e := s.getLocked(name, now); e != nil {
 		if e.err != nil {
@@ -191,12 +191,12 @@ func (c *Caching) LookupNetIP(ctx context.Context, host string) ([]netip.Addr, e
 // Cost: one cache probe per host, plus a goroutine per resolution started.
 func (c *Caching) Prefetch(hosts ...string) {
 	for _, host := range hosts {
-		name, kind, _ := canonicalHost(host)
+		name, kind, _, hash := canonicalHost(host, c.cache.seed)
 		if kind != hostName {
 			continue
 		}
 		now := c.now()
-		s := c.cache.shard(name)
+		s := c.cache.shard(hash)
 		s.mu.Lock()
 		if s.getLocked(name, now) == nil && s.flights[name] == nil {
 			if c.startLocked(s, name) != nil {

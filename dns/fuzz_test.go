@@ -93,13 +93,13 @@ func FuzzCanonicalHost(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, host string) {
-		name, kind, addr := canonicalHost(host)
+		name, kind, addr, hash := canonicalHost(host, 7)
 		switch kind {
 		case hostName, hostLocalhost:
 			if name != strings.ToLower(strings.TrimSuffix(host, ".")) || len(name) > 253 || name == "" || strings.HasSuffix(name, ".") {
 				t.Fatalf("%q → %q", host, name)
 			}
-			if n2, k2, _ := canonicalHost(name); n2 != name || k2 != kind {
+			if n2, k2, _, h2 := canonicalHost(name, 7); n2 != name || k2 != kind || h2 != hash {
 				t.Fatalf("not idempotent: %q → %q (%d) → %q (%d)", host, name, kind, n2, k2)
 			}
 			if _, err := netip.ParseAddr(name); err == nil {

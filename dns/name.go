@@ -15,58 +15,87 @@ const (
 	hostInvalid                   // neither
 )
 
+// Character classes of host names, for canonicalHost's table-driven scan.
+const (
+	chInvalid = iota
+	chLower   // a-z - _
+	chDigit   // 0-9
+	chUpper   // A-Z
+	chDot     // .
+)
+
+var charClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = chLower
+		t[c-'a'+'A'] = chUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = chDigit
+	}
+	t['-'], t['_'], t['.'] = chLower, chLower, chDot
+	return t
+}()
+
 // canonicalHost classifies host and returns it in the form used as cache
-// key: lower case, without a trailing dot. It scans host once and does not
+// key: lower case, without a trailing dot, with hash, a seeded FNV-1a hash
+// of that form (it picks the cache shard). It scans host once and does not
 // allocate for names already in that form (the cache-hit path). A name
 // whose last label is numeric is taken as an IPv4 literal or rejected
 // (RFC 3696 §2: top-level domains are never all-numeric).
-func canonicalHost(host string) (name string, kind hostKind, addr netip.Addr) {
+func canonicalHost(host string, seed uint32) (name string, kind hostKind, addr netip.Addr, hash uint32) {
 	if n := len(host); n > 1 && host[n-1] == '.' {
 		host = host[:n-1]
 	}
 	if len(host) == 0 || len(host) > 253 {
-		return "", hostInvalid, addr
+		return "", hostInvalid, addr, 0
 	}
+	const prime = 16777619
+	h := 2166136261 ^ seed
 	upper := false
 	label := 0
 	numeric := true // the current label has digits only
 	for i := 0; i < len(host); i++ {
 		c := host[i]
-		switch {
-		case c == '.':
+		switch charClass[c] {
+		case chLower:
+			numeric = false
+		case chDigit:
+		case chUpper:
+			c += 'a' - 'A'
+			upper = true
+			numeric = false
+		case chDot:
 			if label == 0 {
-				return "", hostInvalid, addr
+				return "", hostInvalid, addr, 0
 			}
+			h = (h ^ uint32(c)) * prime
 			label = 0
 			numeric = true
 			continue
-		case 'a' <= c && c <= 'z', c == '-', c == '_':
-			numeric = false
-		case '0' <= c && c <= '9':
-		case 'A' <= c && c <= 'Z':
-			upper = true
-			numeric = false
 		default:
-			return literal(host)
+			name, kind, addr = literal(host)
+			return name, kind, addr, 0
 		}
+		h = (h ^ uint32(c)) * prime
 		label++
 		if label > 63 {
-			return "", hostInvalid, addr
+			return "", hostInvalid, addr, 0
 		}
 	}
 	if label == 0 {
-		return "", hostInvalid, addr
+		return "", hostInvalid, addr, 0
 	}
 	if numeric {
-		return literal(host)
+		name, kind, addr = literal(host)
+		return name, kind, addr, 0
 	}
 	if upper {
 		host = strings.ToLower(host)
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return host, hostLocalhost, addr
+		return host, hostLocalhost, addr, h
 	}
-	return host, hostName, addr
+	return host, hostName, addr, h
 }
 
 // literal parses an IP literal (IPv4, IPv6, IPv6 with zone).
