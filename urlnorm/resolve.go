@@ -66,6 +66,9 @@ func Resolve(base *url.URL, ref string) (*url.URL, error) {
 // browsers accept; baseScheme decides the backslash rule for a reference
 // without a scheme.
 func clean(ref, baseScheme string) (string, error) {
+	if plain(ref) {
+		return ref, nil
+	}
 	s := trimControl(ref)
 	if strings.ContainsAny(s, "\t\n\r") {
 		s = strings.Map(func(r rune) rune {
@@ -126,6 +129,47 @@ func clean(ref, baseScheme string) (string, error) {
 	}
 	escapeInto(&b, rest, true)
 	return b.String(), nil
+}
+
+// plain reports whether ref needs no cleaning at all: no byte to trim,
+// remove, escape or convert, no backslash, no "#" after the fragment's,
+// no stray "%". Most hrefs are plain, and skip the copy.
+func plain(ref string) bool {
+	if ref == "" || ref[0] <= ' ' || ref[len(ref)-1] <= ' ' {
+		return ref == ""
+	}
+	// An escape in the host must become punycode.
+	auth := ref
+	if sch, ok := scheme(ref); ok {
+		auth = ref[len(sch)+1:]
+	}
+	if strings.HasPrefix(auth, "//") {
+		auth = auth[2:]
+		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
+			auth = auth[:end]
+		}
+		if strings.IndexByte(auth, '%') >= 0 {
+			return false
+		}
+	}
+	hash := false
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case c == '%':
+			if _, ok := escapeAt(ref, i); !ok {
+				return false
+			}
+		case c == '#':
+			if hash {
+				return false
+			}
+			hash = true
+		case c == '\\' || class[c]&clsEscape != 0:
+			return false
+		}
+	}
+	return true
 }
 
 // escapeInto writes s percent-encoding what RFC 3986 does not allow, a "%"
