@@ -48,6 +48,7 @@ var (
 	_ Checkpointer = (*FIFO)(nil)
 	_ Poller       = (*FIFO)(nil)
 	_ Stater       = (*FIFO)(nil)
+	_ Syncer       = (*FIFO)(nil)
 	_ io.Closer    = (*FIFO)(nil)
 )
 
@@ -300,4 +301,31 @@ func (f *FIFO) Close() error {
 	}
 	f.one[0] = URL{}
 	return errors.Join(err, f.store.Close())
+}
+
+// Sync implements Syncer; see Mercator.Sync. The head URL held in memory
+// counts as leased.
+func (f *FIFO) Sync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	ds, ok := f.store.(DurableStore)
+	if !ok {
+		return nil
+	}
+	var leased []URL
+	if f.hasHead {
+		leased = append(leased, f.head)
+	}
+	for _, h := range f.hosts {
+		if h.lease != nil {
+			leased = append(leased, h.lease.URL)
+		}
+	}
+	if err := ds.Sync(leased); err != nil {
+		return &Error{Op: "sync", Err: err}
+	}
+	return nil
 }

@@ -206,7 +206,7 @@ func (SystemClock) NewTimer(d time.Duration) Timer { return sysTimer{time.NewTim
 type sysTimer struct{ t *time.Timer }
 
 func (t sysTimer) C() <-chan time.Time { return t.t.C }
-func (t sysTimer) Stop() bool         { return t.t.Stop() }
+func (t sysTimer) Stop() bool          { return t.t.Stop() }
 
 // Politeness is the gap policy shared by the frontiers: after a fetch that
 // took d, the key is next contacted at

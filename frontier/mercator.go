@@ -137,6 +137,7 @@ var (
 	_ Checkpointer = (*Mercator)(nil)
 	_ Poller       = (*Mercator)(nil)
 	_ Stater       = (*Mercator)(nil)
+	_ Syncer       = (*Mercator)(nil)
 	_ io.Closer    = (*Mercator)(nil)
 )
 
@@ -650,4 +651,30 @@ func (m *Mercator) down(i, n int) {
 		m.swap(i, c)
 		i = c
 	}
+}
+
+// Sync implements Syncer: with a DurableStore, the queued URLs, the
+// scheduled revisits and the outstanding leases become durable; a crash
+// after it loses only what changed since. O(queues) plus the store's
+// sync.
+func (m *Mercator) Sync() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	ds, ok := m.store.(DurableStore)
+	if !ok {
+		return nil
+	}
+	var leased []URL
+	for j := range m.back {
+		if l := m.back[j].lease; l != nil {
+			leased = append(leased, l.URL)
+		}
+	}
+	if err := ds.Sync(leased); err != nil {
+		return &Error{Op: "sync", Err: err}
+	}
+	return nil
 }

@@ -264,3 +264,19 @@ func (h *deferHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return it
 }
+
+// DurableStore is a Store whose content survives the process (package
+// frontier/diskq). Sync makes the current content durable together with
+// the URLs leased at the moment: a store reopened after a crash holds
+// what it held at the last Sync, the leased URLs queued again in the
+// queue numbered by their Priority.
+type DurableStore interface {
+	Store
+	Sync(leased []URL) error
+}
+
+// Syncer is implemented by frontiers that can make their content
+// durable (Mercator and FIFO over a DurableStore; a no-op otherwise).
+type Syncer interface {
+	Sync() error
+}
