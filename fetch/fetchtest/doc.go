@@ -45,7 +45,7 @@
 //	mirror0, ...   byte-identical copies of an ordinary host (Mirrors)
 //	hostile        Hostile: huge bodies, a gzip bomb, bad gzip, slow and
 //	               stalled answers, an oversized header, invalid UTF-8, a
-//	               mislabeled body, a 10 kB link (HostilePaths); linked
+//	               mislabeled body, a 10 kB link (see HostilePaths); linked
 //	               only with Config.LinkHostile
 //
 // Unknown paths answer 404. Text responses are gzip-encoded when the request

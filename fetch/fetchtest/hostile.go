@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ import (
 // so ordinary crawl tests do not wait on it.
 const Hostile = "hostile"
 
-// HostilePaths lists the resources of the Hostile host, each with what it
+// HostilePaths returns the resources of the Hostile host, each with what it
 // does to a client:
 //
 //	/huge          200 text/html, 64 MiB announced in Content-Length
@@ -32,7 +33,9 @@ const Hostile = "hostile"
 //	/long-url      200 text/html linking a 10,000-byte URL on the same host
 //
 // Every slow answer ends as soon as the client goes away or the web closes.
-var HostilePaths = []string{"/huge", "/huge-chunked", "/bomb", "/bad-gzip", "/slow",
+func HostilePaths() []string { return slices.Clone(hostilePaths) }
+
+var hostilePaths = []string{"/huge", "/huge-chunked", "/bomb", "/bad-gzip", "/slow",
 	"/stall", "/big-header", "/bad-utf8", "/mislabeled", "/long-url"}
 
 const (

@@ -132,8 +132,8 @@ func TestHostile(t *testing.T) {
 	} {
 		t.Run(tc.path, tc.check)
 	}
-	if len(fetchtest.HostilePaths) != 10 {
-		t.Errorf("%d hostile paths, test covers 10", len(fetchtest.HostilePaths))
+	if len(fetchtest.HostilePaths()) != 10 {
+		t.Errorf("%d hostile paths, test covers 10", len(fetchtest.HostilePaths()))
 	}
 	for _, p := range w.Pages() {
 		if strings.Contains(p, host) {

@@ -222,7 +222,7 @@ func (w *Web) buildSpecials() {
 		add(m.name, "/", "mirror of "+w.ordinary[m.index].name)
 	}
 	if w.cfg.LinkHostile {
-		for _, p := range HostilePaths {
+		for _, p := range hostilePaths {
 			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))
 		}
 	}

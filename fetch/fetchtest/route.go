@@ -80,7 +80,7 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 	case kindRedirect:
 		return w.routeRedirect(path, rawQuery)
 	case kindHostile:
-		for _, p := range HostilePaths {
+		for _, p := range hostilePaths {
 			if path == p {
 				return route{kind: routeHostile, status: 200}
 			}

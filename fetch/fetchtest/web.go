@@ -54,7 +54,8 @@ type Config struct {
 	// logged as started). Default 0.
 	Latency time.Duration
 
-	// HostLatency overrides Latency for the named hosts.
+	// HostLatency overrides Latency for the named hosts (case and a port
+	// are ignored). NewWeb copies the map.
 	HostLatency map[string]time.Duration
 
 	// CrawlDelay is the Crawl-delay the "crawl-delay" robots variant
@@ -73,8 +74,9 @@ type Config struct {
 
 	// Clock is the time the web believes it is, which decides the current
 	// version of every changing page. Default time.Now. Tests set a
-	// function over a variable they advance. The request log always uses
-	// the real time.
+	// function over a variable they advance; it is called from the
+	// serving goroutines, so it must be safe for concurrent use. The
+	// request log always uses the real time.
 	Clock func() time.Time
 
 	// LinkHostile makes h000's home page link the Hostile host's
@@ -123,6 +125,13 @@ func (c *Config) ensureDefaults() {
 	if len(c.ChangePeriods) == 0 {
 		c.ChangePeriods = []time.Duration{0, 0, time.Hour, 24 * time.Hour, 168 * time.Hour}
 	}
+	// The caller keeps its slice and map; the web must not see later edits.
+	c.ChangePeriods = slices.Clone(c.ChangePeriods)
+	hl := make(map[string]time.Duration, len(c.HostLatency))
+	for h, d := range c.HostLatency {
+		hl[hostOnly(h)] = d
+	}
+	c.HostLatency = hl
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}

@@ -657,3 +657,76 @@ func TestRetryThenSucceed(t *testing.T) {
 		t.Error("retry counters are not per path")
 	}
 }
+
+func TestMethodsAndLogFields(t *testing.T) {
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 2})
+	defer w.Close()
+	page := w.URL("h000.sim.test", "/search?b=2&a=1")
+	for _, tc := range []struct {
+		method string
+		url    string
+		status int
+		body   bool
+	}{
+		{"GET", w.Seeds()[0], 200, true},
+		{"HEAD", w.Seeds()[0], 200, false},
+		{"POST", w.Seeds()[0], 405, true},
+		{"GET", page, 404, true},
+	} {
+		req, _ := http.NewRequest(tc.method, tc.url, nil)
+		req.Header.Set("User-Agent", "tester/"+tc.method)
+		resp, err := w.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || (len(b) > 0) != tc.body {
+			t.Errorf("%s %s: %d with %d bytes", tc.method, tc.url, resp.StatusCode, len(b))
+		}
+	}
+	log := w.Log()
+	if len(log) != 4 {
+		t.Fatalf("log has %d entries", len(log))
+	}
+	for i, want := range []fetchtest.Request{
+		{Host: "h000.sim.test", Method: "GET", Path: "/", UserAgent: "tester/GET", Status: 200},
+		{Host: "h000.sim.test", Method: "HEAD", Path: "/", UserAgent: "tester/HEAD", Status: 200},
+		{Host: "h000.sim.test", Method: "POST", Path: "/", UserAgent: "tester/POST", Status: 405},
+		{Host: "h000.sim.test", Method: "GET", Path: "/search?b=2&a=1", UserAgent: "tester/GET", Status: 404},
+	} {
+		got := log[i]
+		if got.Host != want.Host || got.Method != want.Method || got.Path != want.Path ||
+			got.UserAgent != want.UserAgent || got.Status != want.Status || got.ConnID == 0 {
+			t.Errorf("log[%d] = %+v, want %+v", i, got, want)
+		}
+	}
+	if w.Status("http://example.com/") != 0 || w.Status(w.URL("nowhere.sim.test", "/")) != 0 {
+		t.Error("Status of a URL outside the web is not 0")
+	}
+	// Query parameters in another order reach the same page.
+	found := false
+	for _, p := range w.Pages() {
+		if i := strings.Index(p, "?"); i > 0 {
+			q, _ := url.ParseQuery(p[i+1:])
+			var parts []string
+			for k := range q {
+				parts = append(parts, k+"="+q.Get(k))
+			}
+			slices.Sort(parts)
+			slices.Reverse(parts)
+			alt := p[:i+1] + strings.Join(parts, "&")
+			if alt == p || w.Status(alt) != 200 {
+				t.Errorf("%s: reordered query %s not served", p, alt)
+			}
+			if resp, _ := get(t, w, alt); resp.StatusCode != 200 {
+				t.Errorf("GET %s: %d", alt, resp.StatusCode)
+			}
+			found = true
+			break
+		}
+	}
+	if !found {
+		t.Error("no page with a query string")
+	}
+}
