@@ -14,7 +14,7 @@ import (
 type Response struct {
 	Status   int    // HTTP status code
 	Body     []byte // body, at least its first MaxSize bytes
-	Location string // the Location header of a 3xx, as sent
+	Location string // the Location of a 3xx, absolute or relative to the request
 }
 
 // FetchFunc makes one GET request for rawURL without following redirects: the
@@ -270,7 +270,7 @@ func (c *Cache) Delay(host string) (d time.Duration, capped bool) {
 	return d, false
 }
 
-// Len returns the number of hosts cached.
+// Len returns the number of hosts cached. Safe for concurrent use.
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

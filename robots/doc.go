@@ -35,6 +35,10 @@
 // escape gets upper-case hex ("%2f" is "%2F" and stays distinct from "/"),
 // and non-ASCII octets are percent-encoded, so a UTF-8 rule matches its
 // encoded form; a URL's literal '*' or '$' matches a rule's "%2A" or "%24".
+// In the query, ':', '/', '?' and '@' are data, so they match their escapes
+// ("?u=https://a" matches "?u=https%3A%2F%2Fa", RFC 9309's second example in
+// §2.2.2), while '&', '=' and the other sub-delimiters stay distinct from
+// theirs.
 // /robots.txt is always allowed.
 //
 // Rules are compiled once: each pattern is split into canonical literal

@@ -5,8 +5,9 @@ import "errors"
 var (
 	// ErrClosed is returned by a Cache used after Close.
 	ErrClosed = errors.New("robots: cache closed")
-	// ErrScheme is returned for a URL that is neither http nor https: RFC
-	// 9309 §2.3 defines robots.txt for those two schemes only here.
+	// ErrScheme is returned for a URL that is neither http nor https: the
+	// Cache fetches robots.txt over HTTP only, although RFC 9309 §2.3 lets
+	// other URI schemes have one.
 	ErrScheme = errors.New("robots: unsupported scheme")
 	// ErrNoHost is returned for a URL without a host.
 	ErrNoHost = errors.New("robots: URL without host")
@@ -19,6 +20,7 @@ type Error struct {
 	Err  error
 }
 
+// Error returns "robots: OP HOST: CAUSE".
 func (e *Error) Error() string { return "robots: " + e.Op + " " + e.Host + ": " + e.Err.Error() }
 
 // Unwrap returns the underlying error, for errors.Is and errors.As.

@@ -37,11 +37,12 @@ func compileRule(value string, allow bool) rule {
 	parts := strings.Split(p, "*")
 	r.segs = make([]string, 0, len(parts))
 	var canon []byte
+	inQuery := false
 	for i, part := range parts {
 		if part == "" && i > 0 && i < len(parts)-1 {
 			continue // "**" is one wildcard
 		}
-		canon = appendCanon(canon[:0], part)
+		canon, inQuery = appendCanon(canon[:0], part, inQuery)
 		r.segs = append(r.segs, string(canon))
 	}
 	if tail := r.segs[len(r.segs)-1]; r.anchored && tail != "" {
@@ -101,23 +102,38 @@ func unhex(c byte) (byte, bool) {
 const upperhex = "0123456789ABCDEF"
 
 // needsCanon reports whether s differs from its canonical form, so that the
-// common path (plain ASCII, no escapes) is matched in place.
+// common path (plain ASCII, no escapes, no '/' or ':' in the query) is matched
+// in place.
 func needsCanon(s string) bool {
+	t := &special
 	for i := 0; i < len(s); i++ {
-		if special[s[i]] {
+		c := s[i]
+		if t[c] {
 			return true
+		}
+		if c == '?' {
+			t = &specialInQuery
 		}
 	}
 	return false
 }
 
-// special marks the bytes appendCanon rewrites.
-var special = func() (t [256]bool) {
+// special marks the bytes appendCanon rewrites; specialInQuery those it
+// rewrites after the first '?'.
+var special, specialInQuery = func() (t, q [256]bool) {
 	for c := range t {
 		t[c] = c <= ' ' || c >= 0x7f || c == '%' || c == '*' || c == '$'
+		q[c] = t[c] || inQueryEncoded(byte(c))
 	}
-	return t
+	return t, q
 }()
+
+// inQueryEncoded reports the characters a query may carry raw (RFC 3986
+// §3.4) that are data there rather than structure, so that their literal and
+// percent-encoded forms denote the same query: "?u=https://a" and
+// "?u=https%3A%2F%2Fa" (RFC 9309 §2.2.2, second example). The sub-delimiters
+// ('&', '=', '+', ...) structure queries and stay distinct from their escapes.
+func inQueryEncoded(c byte) bool { return c == ':' || c == '/' || c == '?' || c == '@' }
 
 // appendCanon appends the canonical form of s to dst, the form RFC 9309
 // §2.2.2 compares in: a percent-encoded unreserved character is decoded
@@ -126,9 +142,11 @@ var special = func() (t [256]bool) {
 // outside printable US-ASCII (UTF-8, controls, space) are percent-encoded, so
 // "/ツ" in a rule and "/%E3%83%84" in a URL meet. '*' and '$' are encoded too:
 // inside a pattern they only reach here as literals ('$' not at the end), and
-// a URL's literal "*" must meet a rule's "%2A" (§2.2.3). A '%' not followed by
-// two hex digits stands for itself and is encoded as "%25".
-func appendCanon(dst []byte, s string) []byte {
+// a URL's literal "*" must meet a rule's "%2A" (§2.2.3). After the first '?'
+// (inQuery, returned updated), ':', '/', '?' and '@' are encoded as well (see
+// inQueryEncoded). A '%' not followed by two hex digits stands for itself and
+// is encoded as "%25".
+func appendCanon(dst []byte, s string, inQuery bool) ([]byte, bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -148,13 +166,16 @@ func appendCanon(dst []byte, s string) []byte {
 				}
 			}
 			dst = append(dst, "%25"...)
-		case c <= ' ' || c >= 0x7f || c == '*' || c == '$':
+		case special[c] || inQuery && inQueryEncoded(c):
 			dst = append(dst, '%', upperhex[c>>4], upperhex[c&15])
 		default:
+			if c == '?' {
+				inQuery = true
+			}
 			dst = append(dst, c)
 		}
 	}
-	return dst
+	return dst, inQuery
 }
 
 // requestPath returns the path and query of target, a full URL or a path,
@@ -211,6 +232,6 @@ func canonPath(buf []byte, target string) string {
 	if slash {
 		b = append(b, '/')
 	}
-	b = appendCanon(b, p)
+	b, _ = appendCanon(b, p, false)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
