@@ -1,0 +1,191 @@
+package crawlkit
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/robots"
+	"github.com/crawlkit/crawlkit/urlnorm"
+)
+
+// Config configures a Crawler: one field per module of the crawl loop, each
+// nil field meaning the default implementation, and the crawl's limits and
+// politeness. Every field's default is given in its comment.
+type Config struct {
+	// Seeds are the URLs the crawl starts from. Required unless the crawl
+	// resumes from CheckpointDir.
+	Seeds []string
+
+	// Fetcher fetches pages. Default: fetch.NewHTTP with Resolver,
+	// UserAgent and AllowPrivate.
+	Fetcher fetch.Fetcher
+	// Parser extracts text and links. Default: &fetch.ByType{} (HTML and
+	// sitemaps).
+	Parser fetch.Parser
+	// Resolver resolves host names for the default Fetcher. Default: the
+	// caching resolver of package dns over the system's nameservers.
+	Resolver dns.Resolver
+	// Robots answers robots.txt questions. Default: a robots.Cache that
+	// fetches through Fetcher as Agent.
+	Robots *robots.Cache
+	// Frontier hands out URLs politely. Default: frontier.NewMercator with
+	// 3 × Workers back queues, Prioritizer and the politeness fields below.
+	Frontier frontier.Frontier
+	// URLSeen is the duplicate-URL test. Default: dedup.NewSet.
+	URLSeen dedup.URLSeen
+	// ContentSeen is the duplicate-content test. Default: dedup.NewContent
+	// (exact fingerprints and MinHash near-duplicates at Jaccard 0.8).
+	ContentSeen dedup.ContentSeen
+	// Filters decide which links may enter the frontier. Default:
+	// frontier.DefaultFilters().
+	Filters frontier.URLFilter
+	// Prioritizer places URLs in the default frontier's front queues.
+	// Default: breadth first (frontier.Depth).
+	Prioritizer frontier.Prioritizer
+	// Canonicalizer turns URLs into the duplicate-URL key. Default: the
+	// zero urlnorm.Canonicalizer (urlnorm.Canonical).
+	Canonicalizer *urlnorm.Canonicalizer
+	// Sinks receive every fetched page that was not a duplicate, in the
+	// order of the slice. Default: none.
+	Sinks []Sink
+
+	// Workers is the number of fetching goroutines. Default 16.
+	Workers int
+	// UserAgent is the User-Agent header of the default Fetcher. Default
+	// fetch.DefaultUserAgent.
+	UserAgent string
+	// Agent is the product token robots.txt groups are matched against.
+	// Default "crawlkit".
+	Agent string
+	// AllowPrivate lets the default Fetcher connect to loopback and private
+	// addresses (tests and demos on 127.0.0.1). Default false.
+	AllowPrivate bool
+
+	// MaxPages stops the crawl after this many pages were fetched. Default
+	// 0: no limit.
+	MaxPages int64
+	// MaxDepth refuses links more than this many hops from a seed.
+	// Default 0: no limit.
+	MaxDepth int
+	// MaxDuration stops the crawl after this long. Default 0: no limit.
+	MaxDuration time.Duration
+	// MaxBytes stops the crawl after this many body bytes. Default 0: no
+	// limit.
+	MaxBytes int64
+	// MaxPagesPerHost refuses new URLs of a host once this many were
+	// queued, which bounds what one host (a spider trap) can cost.
+	// Default 10,000; negative means no limit.
+	MaxPagesPerHost int
+	// MaxRetries is how often a URL answered 429 or 503 (or a transient
+	// network error) is tried again after its Retry-After. Default 2;
+	// negative means never.
+	MaxRetries int
+
+	// MinDelay is the least gap between two requests to a host. Default 0.
+	MinDelay time.Duration
+	// DelayFactor is k: after a fetch that took d, the host waits k × d.
+	// Default 10 (Mercator); negative means 0.
+	DelayFactor float64
+	// MaxDelay caps the gap. Default 1 minute.
+	MaxDelay time.Duration
+
+	// Continuous re-fetches pages at intervals that follow their estimated
+	// change rate instead of stopping when the frontier is empty.
+	// Default false.
+	Continuous bool
+	// MinRevisit and MaxRevisit bound the revisit interval of continuous
+	// crawling. Defaults 1 minute and 30 days.
+	MinRevisit, MaxRevisit time.Duration
+
+	// CheckpointDir, if set, holds the crawl's journal and checkpoints:
+	// every URL queued and every URL finished is journaled as it happens,
+	// and a Run on the same directory resumes where the last one stopped,
+	// even after a kill. Default "": no persistence.
+	CheckpointDir string
+	// CheckpointInterval is how often the journal is compacted into a
+	// checkpoint. Default 1 minute.
+	CheckpointInterval time.Duration
+
+	// Logger receives progress and errors. Default: slog.Default().
+	Logger *slog.Logger
+	// ProgressInterval is how often progress is logged and Progress called.
+	// Default 5 s.
+	ProgressInterval time.Duration
+	// Progress, if set, is called by the housekeeping goroutine every
+	// ProgressInterval with a snapshot of the statistics.
+	Progress func(Stats)
+	// OnPage, if set, is called for every page fetched and not a duplicate,
+	// after the sinks, from the worker goroutine (so it must be safe for
+	// concurrent use and quick).
+	OnPage func(*Page)
+	// OnError, if set, is called for every URL whose fetch failed, from the
+	// worker goroutine.
+	OnError func(url string, err error)
+}
+
+// ErrNoSeeds is returned by Run when there is nothing to crawl.
+var ErrNoSeeds = errors.New("crawlkit: no seeds and nothing to resume")
+
+func (c *Config) validate() error {
+	switch {
+	case c.Workers < 0:
+		return fmt.Errorf("crawlkit: Workers %d < 0", c.Workers)
+	case c.MaxDepth < 0:
+		return fmt.Errorf("crawlkit: MaxDepth %d < 0", c.MaxDepth)
+	case c.MaxPages < 0 || c.MaxBytes < 0 || c.MaxDuration < 0:
+		return errors.New("crawlkit: negative limit")
+	case c.MinDelay < 0 || c.MaxDelay < 0:
+		return errors.New("crawlkit: negative delay")
+	}
+	return nil
+}
+
+func (c *Config) ensureDefaults() {
+	if c.Workers == 0 {
+		c.Workers = 16
+	}
+	if c.Agent == "" {
+		c.Agent = "crawlkit"
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = fetch.DefaultUserAgent
+	}
+	if c.DelayFactor == 0 {
+		c.DelayFactor = 10
+	} else if c.DelayFactor < 0 {
+		c.DelayFactor = 0
+	}
+	if c.MaxDelay == 0 {
+		c.MaxDelay = time.Minute
+	}
+	if c.MaxPagesPerHost == 0 {
+		c.MaxPagesPerHost = 10000
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 2
+	}
+	if c.MinRevisit == 0 {
+		c.MinRevisit = time.Minute
+	}
+	if c.MaxRevisit == 0 {
+		c.MaxRevisit = 30 * 24 * time.Hour
+	}
+	if c.CheckpointInterval == 0 {
+		c.CheckpointInterval = time.Minute
+	}
+	if c.ProgressInterval == 0 {
+		c.ProgressInterval = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Canonicalizer == nil {
+		c.Canonicalizer = &urlnorm.Canonicalizer{}
+	}
+}

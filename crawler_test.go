@@ -1,0 +1,180 @@
+package crawlkit
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/urlnorm"
+)
+
+// webResolver maps every host of the simulated web to 127.0.0.1, so the
+// real HTTP fetcher dials the fetchtest server.
+func webResolver() dns.Resolver {
+	return dns.ResolverFunc(func(ctx context.Context, host string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	})
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// fetchedPages collects the URLs handed to the sinks.
+type fetchedPages struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (f *fetchedPages) Write(_ context.Context, p *Page) error {
+	f.mu.Lock()
+	f.urls = append(f.urls, p.URL)
+	f.mu.Unlock()
+	return nil
+}
+func (f *fetchedPages) Close() error { return nil }
+
+func newTestCrawler(t *testing.T, web *fetchtest.Web, mod func(*Config)) *Crawler {
+	t.Helper()
+	cfg := Config{
+		Seeds:        web.Seeds(),
+		Resolver:     webResolver(),
+		AllowPrivate: true,
+		Workers:      16,
+		DelayFactor:  2,
+		Logger:       quietLogger(),
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCrawlMatchesGroundTruth is the end-to-end test of the crawl loop on
+// the simulated web: every page reachable from the seeds and allowed by
+// robots.txt is fetched (as a page or recognised as a duplicate), nothing
+// robots.txt forbids is requested, no host sees two requests at once, and
+// every URL ends in exactly one outcome.
+func TestCrawlMatchesGroundTruth(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 12, MeanPages: 10, ChangePeriods: []time.Duration{0},
+		CrawlDelay: 50 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+	defer web.Close()
+	var pages fetchedPages
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.Sinks = []Sink{&pages}
+		cfg.MaxPagesPerHost = 60 // bounds the traps
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", s.Summary())
+
+	if v := web.RobotsViolations("crawlkit"); len(v) > 0 {
+		t.Errorf("%d requests robots.txt forbade, first %+v", len(v), v[0])
+	}
+	for host, n := range fetchtest.MaxConcurrency(web.Log()) {
+		if n > 1 {
+			t.Errorf("host %s saw %d concurrent requests", host, n)
+		}
+	}
+
+	// Every reachable page was requested.
+	requested := map[string]bool{}
+	for _, r := range web.Log() {
+		if u, err := urlnorm.Canonical("http://" + r.Host + ":" + web.Port() + r.Path); err == nil {
+			requested[u] = true
+		}
+	}
+	// A page counts as found when it or an exact duplicate of it was
+	// requested: of a mirror and its original, whichever home page comes
+	// first is crawled, and the links of the other, a duplicate, are not
+	// followed (IIR §20.2.1). URLs the default filters refuse (images,
+	// PDFs) are not expected.
+	dupOf := map[string][]string{}
+	for _, cl := range web.ExactDuplicates() {
+		for _, u := range cl {
+			dupOf[u] = cl
+		}
+	}
+	filters := frontier.DefaultFilters()
+	found := func(u string) bool {
+		for _, d := range append([]string{u}, dupOf[u]...) {
+			if cu, _ := urlnorm.Canonical(d); requested[cu] {
+				return true
+			}
+		}
+		return false
+	}
+	var missing []string
+	reach := web.Reachable("crawlkit", web.Seeds()...)
+	for _, u := range reach {
+		cu, _ := urlnorm.Canonical(u)
+		pu, _ := url.Parse(cu)
+		if filters.Filter(pu) != nil || web.IsTrap(u) {
+			continue
+		}
+		if !found(u) {
+			missing = append(missing, u)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d of %d reachable pages never requested, e.g. %v", len(missing), len(reach), missing[:min(5, len(missing))])
+	}
+
+	// Each URL was requested once, but for retries of 429 and 503.
+	type key struct{ host, path string }
+	times := map[key]int{}
+	retried := map[key]bool{}
+	for _, r := range web.Log() {
+		k := key{r.Host, r.Path}
+		times[k]++
+		if r.Status == 429 || r.Status == 503 {
+			retried[k] = true
+		}
+	}
+	for k, n := range times {
+		if n > 1 && !retried[k] {
+			t.Errorf("%s%s requested %d times", k.host, k.path, n)
+		}
+	}
+
+	// No page was handed to the sinks twice.
+	slices.Sort(pages.urls)
+	if d := slices.Compact(slices.Clone(pages.urls)); len(d) != len(pages.urls) {
+		t.Errorf("sinks got %d pages, %d distinct", len(pages.urls), len(d))
+	}
+
+	// Accounting: every queued URL reached exactly one outcome.
+	if got, want := s.Finished(), s.Outcomes[Queued]; got != want {
+		t.Errorf("finished %d URLs, queued %d: %s", got, want, s.Summary())
+	}
+	if got := s.Outcomes[Filtered] + s.Outcomes[DuplicateURL] + s.Outcomes[Queued] - s.Seeds; got != s.Links {
+		t.Errorf("links %d, but filtered+duplicate+queued-seeds = %d", s.Links, got)
+	}
+	if s.Outcomes[DuplicateContent] == 0 {
+		t.Errorf("no duplicate content found on a web with mirrors")
+	}
+	if s.Outcomes[RobotsDenied] == 0 {
+		t.Errorf("no URL denied by robots.txt on a web with Disallow rules")
+	}
+	if !strings.Contains(s.Summary(), "fetched") {
+		t.Errorf("summary lacks outcomes")
+	}
+}

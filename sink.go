@@ -1,0 +1,50 @@
+package crawlkit
+
+import (
+	"context"
+	"time"
+
+	"github.com/crawlkit/crawlkit/fetch"
+)
+
+// Page is a fetched page as the sinks and the OnPage hook see it. The
+// Response and Document belong to the crawler: a sink must not keep them
+// after Write returns (copy what it needs).
+type Page struct {
+	// URL is the canonical URL that was fetched.
+	URL string
+	// Depth is the number of links followed from a seed.
+	Depth int
+	// Fetched is when the fetch started.
+	Fetched time.Time
+	// Response is the HTTP response (body decoded to UTF-8 for text).
+	Response *fetch.Response
+	// Document is what the parser extracted.
+	Document *fetch.Document
+	// Links are the canonical URLs of the page's links that passed the URL
+	// filters, in document order, duplicates included (the page's out-links
+	// in the web graph). Empty when the page says nofollow.
+	Links []string
+	// Fingerprint is the content fingerprint ("content seen?").
+	Fingerprint uint64
+}
+
+// Sink receives every page the crawl fetched that was not a duplicate:
+// the outputs of the crawl loop (WARC files, a link log for the web graph,
+// an index, JSON Lines). Write is called from many workers at once, so a
+// Sink must be safe for concurrent use. An error from Write is counted
+// and logged; it does not stop the crawl. Close is called once when Run
+// ends.
+type Sink interface {
+	Write(ctx context.Context, p *Page) error
+	Close() error
+}
+
+// SinkFunc adapts a function to a Sink whose Close does nothing.
+type SinkFunc func(ctx context.Context, p *Page) error
+
+// Write calls f(ctx, p).
+func (f SinkFunc) Write(ctx context.Context, p *Page) error { return f(ctx, p) }
+
+// Close does nothing.
+func (f SinkFunc) Close() error { return nil }

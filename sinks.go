@@ -1,0 +1,287 @@
+package crawlkit
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/index"
+	"github.com/crawlkit/crawlkit/warc"
+)
+
+// WARCSink writes every page as WARC 1.1 request, response and metadata
+// records (one gzip member each) into rotating files. The response record
+// holds the status line, the headers and the body as the crawler kept it:
+// decoded from its Content-Encoding and, for text, converted to UTF-8, so
+// Content-Encoding is dropped and Content-Length and the charset rewritten
+// to match the stored bytes. Safe for concurrent use.
+type WARCSink struct {
+	w *warc.Writer
+}
+
+// NewWARCSink opens a WARC writer with opts (Dir is required).
+func NewWARCSink(opts warc.WriterOptions) (*WARCSink, error) {
+	w, err := warc.NewWriter(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &WARCSink{w: w}, nil
+}
+
+// Write implements Sink.
+func (s *WARCSink) Write(_ context.Context, p *Page) error {
+	resp := p.Response
+	req := HTTPRequestBytes(p)
+	raw := HTTPResponseBytes(resp)
+	ip := ""
+	if resp.Addr.IsValid() {
+		ip = resp.Addr.Addr().String()
+	}
+	meta := map[string]string{
+		"depth":         strconv.Itoa(p.Depth),
+		"fetchTimeMs":   strconv.FormatInt(resp.Timings.Total.Milliseconds(), 10),
+		"fingerprint":   strconv.FormatUint(p.Fingerprint, 16),
+		"outlinks":      strconv.Itoa(len(p.Links)),
+		"charset":       resp.Charset,
+		"wireBodyBytes": strconv.FormatInt(resp.WireBytes, 10),
+	}
+	_, _, err := s.w.WriteExchange(p.URL, ip, p.Fetched, req, raw, meta)
+	return err
+}
+
+// Files returns the WARC files written so far.
+func (s *WARCSink) Files() []string { return s.w.Files() }
+
+// Close implements Sink.
+func (s *WARCSink) Close() error { return s.w.Close() }
+
+// HTTPRequestBytes reconstructs the GET request of a page as it was sent
+// (method, target, Host); headers the fetcher adds are not known here.
+func HTTPRequestBytes(p *Page) []byte {
+	u := p.Response.URL
+	var b strings.Builder
+	b.WriteString("GET ")
+	b.WriteString(u.RequestURI())
+	b.WriteString(" HTTP/1.1\r\nHost: ")
+	b.WriteString(u.Host)
+	b.WriteString("\r\n\r\n")
+	return []byte(b.String())
+}
+
+// HTTPResponseBytes serialises a response as an HTTP/1.1 message whose
+// headers describe the stored body (see WARCSink): Content-Encoding,
+// Transfer-Encoding and Content-Length are replaced by the length of Body,
+// and a text Content-Type names the charset utf-8.
+func HTTPResponseBytes(resp *fetch.Response) []byte {
+	var b bytes.Buffer
+	b.Grow(len(resp.Body) + 512)
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", resp.Status, http.StatusText(resp.Status))
+	names := make([]string, 0, len(resp.Header))
+	for k := range resp.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Encoding", "Transfer-Encoding", "Content-Length":
+			continue
+		case "Content-Type":
+			if resp.Charset != "" && resp.ContentType != "" {
+				fmt.Fprintf(&b, "Content-Type: %s; charset=utf-8\r\n", resp.ContentType)
+				continue
+			}
+		}
+		for _, v := range resp.Header[k] {
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(strings.Map(noCRLF, v))
+			b.WriteString("\r\n")
+		}
+	}
+	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n", len(resp.Body))
+	b.Write(resp.Body)
+	return b.Bytes()
+}
+
+func noCRLF(r rune) rune {
+	if r == '\r' || r == '\n' {
+		return ' '
+	}
+	return r
+}
+
+// LinkLog writes each page's out-links as "source\ttarget\n" lines, the
+// input of webgraph.Builder. Pages without links are written as
+// "source\n" so that every fetched page becomes a node. Safe for
+// concurrent use; Close flushes but does not close the underlying writer
+// unless it is an io.Closer passed to NewLinkLog.
+type LinkLog struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+	c  io.Closer
+}
+
+// NewLinkLog returns a LinkLog writing to w; if w is an io.Closer, Close
+// closes it.
+func NewLinkLog(w io.Writer) *LinkLog {
+	l := &LinkLog{w: bufio.NewWriterSize(w, 64<<10)}
+	if c, ok := w.(io.Closer); ok {
+		l.c = c
+	}
+	return l
+}
+
+// Write implements Sink.
+func (l *LinkLog) Write(_ context.Context, p *Page) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(p.Links) == 0 {
+		l.w.WriteString(p.URL)
+		l.w.WriteByte('\n')
+	}
+	for _, t := range p.Links {
+		l.w.WriteString(p.URL)
+		l.w.WriteByte('\t')
+		l.w.WriteString(t)
+		if _, err := l.w.WriteString("\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close implements Sink.
+func (l *LinkLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.w.Flush()
+	if l.c != nil {
+		if cerr := l.c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// ReadLinkLog reads a link log written by LinkLog, calling node for every
+// source and link for every (source, target) pair. It stops at the first
+// error a callback returns. Malformed lines (no source) are skipped.
+func ReadLinkLog(r io.Reader, node func(src string) error, link func(src, dst string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	last := ""
+	for sc.Scan() {
+		src, dst, hasDst := strings.Cut(sc.Text(), "\t")
+		if src == "" {
+			continue
+		}
+		if src != last {
+			if err := node(src); err != nil {
+				return err
+			}
+			last = src
+		}
+		if hasDst && dst != "" {
+			if err := link(src, dst); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
+}
+
+// JSONLines writes one JSON object per page: URL, depth, time, status,
+// content type, title, language, sizes, number of links, fingerprint.
+// Safe for concurrent use.
+type JSONLines struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	w   *bufio.Writer
+	c   io.Closer
+}
+
+// PageRecord is the JSON form JSONLines writes.
+type PageRecord struct {
+	URL         string    `json:"url"`
+	Depth       int       `json:"depth"`
+	Fetched     time.Time `json:"fetched"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	Charset     string    `json:"charset,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Lang        string    `json:"lang,omitempty"`
+	Bytes       int       `json:"bytes"`
+	FetchMillis int64     `json:"fetch_ms"`
+	Links       int       `json:"links"`
+	NoIndex     bool      `json:"noindex,omitempty"`
+	Fingerprint string    `json:"fingerprint"`
+}
+
+// NewJSONLines returns a JSONLines sink writing to w; if w is an
+// io.Closer, Close closes it.
+func NewJSONLines(w io.Writer) *JSONLines {
+	j := &JSONLines{w: bufio.NewWriterSize(w, 64<<10)}
+	j.enc = json.NewEncoder(j.w)
+	if c, ok := w.(io.Closer); ok {
+		j.c = c
+	}
+	return j
+}
+
+// Write implements Sink.
+func (j *JSONLines) Write(_ context.Context, p *Page) error {
+	rec := PageRecord{
+		URL: p.URL, Depth: p.Depth, Fetched: p.Fetched.UTC(), Status: p.Response.Status,
+		ContentType: p.Response.ContentType, Charset: p.Response.Charset,
+		Bytes: len(p.Response.Body), FetchMillis: p.Response.Timings.Total.Milliseconds(),
+		Links: len(p.Links), Fingerprint: fmt.Sprintf("%016x", p.Fingerprint),
+	}
+	if p.Document != nil {
+		rec.Title, rec.Lang, rec.NoIndex = p.Document.Title, p.Document.Lang, p.Document.NoIndex
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.enc.Encode(&rec)
+}
+
+// Close implements Sink.
+func (j *JSONLines) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	err := j.w.Flush()
+	if j.c != nil {
+		if cerr := j.c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// IndexSink adds every page's title and text to an index shard, except
+// pages that say noindex. Safe for concurrent use (the Shard is).
+type IndexSink struct {
+	Shard *index.Shard
+}
+
+// Write implements Sink.
+func (s IndexSink) Write(_ context.Context, p *Page) error {
+	if p.Document == nil || p.Document.NoIndex {
+		return nil
+	}
+	_, err := s.Shard.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
+	return err
+}
+
+// Close implements Sink; the shard stays usable.
+func (s IndexSink) Close() error { return nil }
+
