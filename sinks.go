@@ -284,4 +284,3 @@ func (s IndexSink) Write(_ context.Context, p *Page) error {
 
 // Close implements Sink; the shard stays usable.
 func (s IndexSink) Close() error { return nil }
-
