@@ -58,24 +58,31 @@ func (r *rng) float() float64 {
 
 func (r *rng) word() string { return words[r.intn(len(words))] }
 
-// sentence appends a capitalised sentence of lo..hi words to b.
-func (r *rng) sentence(b *strings.Builder, lo, hi int) {
+// textWriter is what sentence writes to: *bytes.Buffer or *strings.Builder.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// sentence appends a capitalised sentence of lo..hi words to b. The words
+// are lower-case ASCII letters, so the text needs no HTML escaping.
+func (r *rng) sentence(b textWriter, lo, hi int) {
 	n := lo + r.intn(hi-lo+1)
 	for i := range n {
 		w := r.word()
 		if i == 0 {
-			b.WriteString(strings.ToUpper(w[:1]))
-			b.WriteString(w[1:])
+			_ = b.WriteByte(w[0] - 'a' + 'A')
+			_, _ = b.WriteString(w[1:])
 			continue
 		}
-		b.WriteByte(' ')
+		_ = b.WriteByte(' ')
 		if r.intn(12) == 0 {
-			b.WriteString(words[r.intn(len(words))])
-			b.WriteString(", ")
+			_, _ = b.WriteString(words[r.intn(len(words))])
+			_, _ = b.WriteString(", ")
 		}
-		b.WriteString(w)
+		_, _ = b.WriteString(w)
 	}
-	b.WriteByte('.')
+	_ = b.WriteByte('.')
 }
 
 // title returns n capitalised words.
@@ -86,7 +93,7 @@ func (r *rng) title(n int) string {
 			b.WriteByte(' ')
 		}
 		w := r.word()
-		b.WriteString(strings.ToUpper(w[:1]))
+		b.WriteByte(w[0] - 'a' + 'A')
 		b.WriteString(w[1:])
 	}
 	return b.String()

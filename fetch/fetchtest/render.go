@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/text/encoding/charmap"
@@ -40,12 +41,10 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 	}
 	title := w.pageTitle(o.index, j)
 	r := newRNG(w.seed, tagBody, o.index, j)
-	var sb strings.Builder
 	b.WriteString(htmlHead)
 	b.WriteString(html.EscapeString(title))
 	b.WriteString("</title>\n<meta name=\"description\" content=\"")
-	r.sentence(&sb, 8, 14)
-	b.WriteString(html.EscapeString(sb.String()))
+	r.sentence(b, 8, 14)
 	b.WriteString("\">\n</head>\n<body>\n<header><p class=\"site\">")
 	b.WriteString(o.name)
 	b.WriteString("</p></header>\n<main>\n<h1>")
@@ -60,12 +59,10 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 		b.WriteString(")</p>\n<p class=\"latest\">")
 		lr := newRNG(w.seed, tagLatest, o.index, j)
 		lr = rng{mix64(lr.s ^ uint64(v))}
-		sb.Reset()
 		for range 3 {
-			lr.sentence(&sb, 6, 12)
-			sb.WriteByte(' ')
+			lr.sentence(b, 6, 12)
+			b.WriteByte(' ')
 		}
-		b.WriteString(sb.String())
 		b.WriteString("</p>\n")
 	}
 	np := 2 + r.intn(5)
@@ -73,12 +70,10 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 	for range np {
 		b.WriteString("<p>")
 		for s := range 3 + r.intn(4) {
-			sb.Reset()
-			r.sentence(&sb, 6, 16)
 			if s > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(sb.String())
+			r.sentence(b, 6, 16)
 			if li < len(links) && r.intn(3) == 0 {
 				b.WriteString(" See ")
 				writeLink(b, links[li])
@@ -119,27 +114,22 @@ func (w *Web) renderArticle(b *bytes.Buffer, o *hostInfo, j int, links []link) {
 	b.WriteString("</p>\n")
 	ar := newRNG(w.seed, tagCluster, ref.cluster, 1)
 	mr := newRNG(w.seed, tagMember, ref.cluster, ref.member)
-	var sb strings.Builder
 	adAt := 1 + mr.intn(4)
 	for pi := range 8 {
 		if pi == adAt {
 			b.WriteString("<aside class=\"ad\"><p>")
-			sb.Reset()
-			mr.sentence(&sb, 8, 12)
-			sb.WriteByte(' ')
-			mr.sentence(&sb, 8, 12)
-			b.WriteString(sb.String())
+			mr.sentence(b, 8, 12)
+			b.WriteByte(' ')
+			mr.sentence(b, 8, 12)
 			b.WriteString("</p></aside>\n")
 		}
-		sb.Reset()
+		b.WriteString("<p>")
 		for s := range 6 {
 			if s > 0 {
-				sb.WriteByte(' ')
+				b.WriteByte(' ')
 			}
-			ar.sentence(&sb, 8, 14)
+			ar.sentence(b, 8, 14)
 		}
-		b.WriteString("<p>")
-		b.WriteString(sb.String())
 		b.WriteString("</p>\n")
 	}
 	b.WriteString("</article>\n<nav>")
@@ -190,8 +180,21 @@ func (w *Web) renderPNG(b *bytes.Buffer, o *hostInfo, j int) {
 	for i := range img.Pix {
 		img.Pix[i] = uint8(r.intn(len(pal)))
 	}
-	_ = png.Encode(b, img)
+	enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: pngPool{}}
+	_ = enc.Encode(b, img)
 }
+
+// pngPool lets the PNG encoder reuse its zlib writer across requests.
+type pngPool struct{}
+
+var pngBuffers sync.Pool
+
+func (pngPool) Get() *png.EncoderBuffer {
+	b, _ := pngBuffers.Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (pngPool) Put(b *png.EncoderBuffer) { pngBuffers.Put(b) }
 
 // renderJSON writes a small JSON document describing the resource.
 func (w *Web) renderJSON(b *bytes.Buffer, o *hostInfo, j int) {
@@ -359,9 +362,7 @@ func (w *Web) renderTrap(b *bytes.Buffer, h *hostInfo, path string) {
 	b.WriteString("</title>\n</head>\n<body>\n<h1>")
 	b.WriteString(html.EscapeString(title))
 	b.WriteString("</h1>\n<p>")
-	var sb strings.Builder
-	r.sentence(&sb, 8, 16)
-	b.WriteString(sb.String())
+	r.sentence(b, 8, 16)
 	b.WriteString("</p>\n<ul>\n")
 	for _, l := range links {
 		b.WriteString("<li>")
