@@ -51,6 +51,19 @@ func BenchmarkAllowed(b *testing.B) {
 	}
 }
 
+// BenchmarkAllowedSmallFile is the common case: a handful of rules, matched
+// without the index.
+func BenchmarkAllowedSmallFile(b *testing.B) {
+	r := Parse(200, []byte("User-agent: *\nDisallow: /admin/\nDisallow: /cart\nDisallow: /*?sessionid=\nAllow: /admin/public/\n"))
+	const target = "/products/shoes/red-sneakers?size=42"
+	b.ReportAllocs()
+	cpu := cpuNanos()
+	for b.Loop() {
+		r.Allowed("ExampleBot/1.0", target)
+	}
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
 func BenchmarkParse(b *testing.B) {
 	body := hundredRules()
 	b.ReportAllocs()
@@ -58,6 +71,7 @@ func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		Parse(200, body)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(100*b.N), "ns/rule")
 }
 
 func BenchmarkCacheAllowedHit(b *testing.B) {
@@ -72,9 +86,11 @@ func BenchmarkCacheAllowedHit(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu := cpuNanos()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			c.Allowed(ctx, u)
 		}
 	})
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 }

@@ -12,7 +12,8 @@ const indexMin = 12
 // visits exactly the rules worth trying: O(len(path)) instead of O(rules).
 type node struct {
 	label    string  // edge label from the parent
-	children []*node // distinct first label bytes
+	firsts   string  // first byte of each child's label, for one IndexByte
+	children []*node // distinct first label bytes, in the order of firsts
 	rules    []int32 // indexes into group.rules of rules whose first segment ends here
 }
 
@@ -31,14 +32,12 @@ func (n *node) insert(s string, idx int32) {
 			return
 		}
 		var child *node
-		for _, c := range n.children {
-			if c.label[0] == s[0] {
-				child = c
-				break
-			}
+		if i := strings.IndexByte(n.firsts, s[0]); i >= 0 {
+			child = n.children[i]
 		}
 		if child == nil {
 			n.children = append(n.children, &node{label: s, rules: []int32{idx}})
+			n.firsts += s[:1]
 			return
 		}
 		common := 0
@@ -50,6 +49,7 @@ func (n *node) insert(s string, idx int32) {
 			// node holding the common part.
 			mid := &node{label: child.label[:common], children: []*node{child}}
 			child.label = child.label[common:]
+			mid.firsts = child.label[:1]
 			for i, c := range n.children {
 				if c == mid.children[0] {
 					n.children[i] = mid
@@ -82,14 +82,12 @@ func (g *group) lookup(p string) int {
 		if rest == "" {
 			return best
 		}
-		var next *node
-		for _, c := range n.children {
-			if c.label[0] == rest[0] {
-				next = c
-				break
-			}
+		i := strings.IndexByte(n.firsts, rest[0])
+		if i < 0 {
+			return best
 		}
-		if next == nil || !strings.HasPrefix(rest, next.label) {
+		next := n.children[i]
+		if !strings.HasPrefix(rest, next.label) {
 			return best
 		}
 		rest = rest[len(next.label):]
