@@ -16,10 +16,9 @@ import (
 
 func TestHostile(t *testing.T) {
 	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 2})
-	defer w.Close()
 	host := w.Host(fetchtest.Hostile)
 	tr := &http.Transport{DialContext: w.DialContext, DisableCompression: true}
-	defer tr.CloseIdleConnections()
+	t.Cleanup(tr.CloseIdleConnections)
 	client := &http.Client{Transport: tr}
 	open := func(t *testing.T, path string, timeout time.Duration) (*http.Response, context.CancelFunc) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -32,6 +31,7 @@ func TestHostile(t *testing.T) {
 		}
 		return resp, cancel
 	}
+	t.Cleanup(w.Close) // after the parallel subtests
 	for _, tc := range []struct {
 		path  string
 		check func(t *testing.T)
@@ -105,9 +105,11 @@ func TestHostile(t *testing.T) {
 			}
 		}},
 		{"/big-header", func(t *testing.T) {
-			_, err := w.Client().Get(w.URL(host, "/big-header"))
+			tr := &http.Transport{DialContext: w.DialContext, MaxResponseHeaderBytes: 64 << 10}
+			defer tr.CloseIdleConnections()
+			_, err := (&http.Client{Transport: tr}).Get(w.URL(host, "/big-header"))
 			if err == nil || !strings.Contains(err.Error(), "header") {
-				t.Errorf("default client: %v, want a header-size error", err)
+				t.Errorf("client with a 64 KiB header limit: %v, want a header-size error", err)
 			}
 		}},
 		{"/bad-utf8", func(t *testing.T) {
@@ -130,7 +132,10 @@ func TestHostile(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.path, tc.check)
+		t.Run(tc.path, func(t *testing.T) {
+			t.Parallel()
+			tc.check(t)
+		})
 	}
 	if len(fetchtest.HostilePaths()) != 10 {
 		t.Errorf("%d hostile paths, test covers 10", len(fetchtest.HostilePaths()))

@@ -517,7 +517,7 @@ func TestGzip(t *testing.T) {
 }
 
 func TestContentTypes(t *testing.T) {
-	w := fetchtest.NewWeb(fetchtest.Config{Seed: 2, Hosts: 20})
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 2, Hosts: 10, MeanPages: 20})
 	defer w.Close()
 	magic := map[string][]byte{
 		"application/pdf":          []byte("%PDF-"),
