@@ -17,9 +17,10 @@
 // otherwise) and routes on the Host header, port stripped, case ignored.
 // Every URL of the web carries the port: http://h000.sim.test:PORT/. Names
 // resolve through Web.Client or Web.DialContext (any web host → the server;
-// unknown names fail like NXDOMAIN), or through a DNS server answering every
-// name under Config.Domain with 127.0.0.1 (see dns/dnstest). A request for an
-// unknown host is answered 421.
+// unknown names fail like NXDOMAIN), through a DNS server answering every
+// name under Config.Domain with 127.0.0.1 (see dns/dnstest), or by using the
+// server as an HTTP proxy (absolute-form requests route the same way). A
+// request for an unknown host is answered 421.
 //
 // Ordinary hosts h000, h001, ... have a Pareto-distributed number of pages
 // (Config.MeanPages): HTML pages with a title, paragraphs of generated prose

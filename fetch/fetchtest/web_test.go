@@ -730,3 +730,26 @@ func TestMethodsAndLogFields(t *testing.T) {
 		t.Error("no page with a query string")
 	}
 }
+
+// TestProxyForm uses the server as an HTTP proxy (absolute-form request
+// URIs), which lets any HTTP client reach the web without DNS.
+func TestProxyForm(t *testing.T) {
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 2})
+	defer w.Close()
+	proxy, _ := url.Parse("http://" + w.Addr())
+	tr := &http.Transport{Proxy: http.ProxyURL(proxy)}
+	defer tr.CloseIdleConnections()
+	u := w.URL("h001.sim.test", "/robots.txt")
+	resp, err := (&http.Client{Transport: tr}).Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if _, want := w.Robots("h001.sim.test"); resp.StatusCode != 200 || string(body) != want {
+		t.Errorf("through the proxy: %d %q", resp.StatusCode, body)
+	}
+	if l := w.Log(); len(l) != 1 || l[0].Host != "h001.sim.test" || l[0].Path != "/robots.txt" {
+		t.Errorf("log %+v", l)
+	}
+}
