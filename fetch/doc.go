@@ -35,4 +35,23 @@
 // decisions without parsing messages.
 //
 // Static is a second Fetcher, serving fixed responses from memory.
+//
+// # Parsing
+//
+// A Parser turns a response into a Document: title, visible text, language,
+// robots directives (meta robots, X-Robots-Tag) and the outgoing links with
+// their anchor text and rel, resolved against the first <base href> and the
+// page URL with urlnorm.Resolve. HTML runs the golang.org/x/net/html
+// tokenizer without building a tree and reads tags from the raw token bytes,
+// so it allocates per link, not per token. Sitemap reads XML urlsets and
+// sitemap indexes (gzip too) and text sitemaps, with caps on size and
+// entries. ByType picks one of them by content type.
+//
+//	var p fetch.ByType
+//	doc, err := p.Parse(resp)
+//	for _, l := range doc.Links {
+//		if !doc.NoFollow && !l.HasRel("nofollow") {
+//			// to the URL filter, with l.Text as anchor text for the index
+//		}
+//	}
 package fetch

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/urlnorm"
 )
 
 // newWeb starts a simulated web and a fetcher that resolves its host names
@@ -151,5 +152,68 @@ func itoa(n int) string {
 		if n == 0 {
 			return string(b[i:])
 		}
+	}
+}
+
+// TestWebParse parses every page of two simulated hosts (and the legacy
+// charset hosts) and compares title and links with the web's ground truth,
+// after canonicalizing the extracted links as the crawler would.
+func TestWebParse(t *testing.T) {
+	w, f := newWeb(t, fetchtest.Config{Seed: 3, Hosts: 4})
+	canon := urlnorm.Canonicalizer{SortQuery: true}
+	var p ByType
+	hosts := append(w.OrdinaryHosts()[:2], w.Host(fetchtest.Latin1), w.Host(fetchtest.Windows1252))
+	n := 0
+	for _, host := range hosts {
+		for _, page := range w.PagesOf(host) {
+			resp, err := get(t, f, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ContentType != "text/html" {
+				continue
+			}
+			d, err := p.Parse(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if d.Title != w.Title(page) {
+				t.Errorf("%s: title %q, want %q", page, d.Title, w.Title(page))
+			}
+			got := map[string]bool{}
+			for _, l := range d.Links {
+				c, err := canon.Canonical(l.URL.String())
+				if err != nil {
+					t.Errorf("%s: link %s: %v", page, l.URL, err)
+					continue
+				}
+				got[c] = true
+			}
+			want := map[string]bool{}
+			for _, l := range w.Links(page) {
+				want[l] = true
+			}
+			if strings.Contains(string(resp.Body), `href="#`) {
+				// Same-page fragment links are left out by design; the
+				// ground truth counts them as a link to the page itself,
+				// so the self link cannot be compared.
+				delete(want, page)
+				delete(got, page)
+			}
+			for l := range want {
+				if !got[l] {
+					t.Errorf("%s: missing link %s", page, l)
+				}
+			}
+			for l := range got {
+				if !want[l] {
+					t.Errorf("%s: extra link %s", page, l)
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d HTML pages parsed", n)
 	}
 }
