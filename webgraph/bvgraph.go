@@ -213,7 +213,12 @@ type header struct {
 // readHeader reads the outdegree and reference of the node at r's position.
 func (g *BVGraph) readHeader(r *bitio.Reader, x int) (header, error) {
 	h := header{x: x}
-	d := g.readCode(r, g.flags.Outdegrees)
+	var d uint64
+	if g.fast {
+		d = r.ReadGamma()
+	} else {
+		d = g.readCode(r, g.flags.Outdegrees)
+	}
 	if d > uint64(g.props.Nodes) {
 		if r.Err() != nil {
 			return h, formatErr("%v", r.Err())
@@ -222,7 +227,12 @@ func (g *BVGraph) readHeader(r *bitio.Reader, x int) (header, error) {
 	}
 	h.d = int(d)
 	if d > 0 && g.window > 0 {
-		ref := g.readCode(r, g.flags.References)
+		var ref uint64
+		if g.fast {
+			ref = r.ReadUnary()
+		} else {
+			ref = g.readCode(r, g.flags.References)
+		}
 		if ref > uint64(g.window) || ref > uint64(x) {
 			if r.Err() != nil {
 				return h, formatErr("%v", r.Err())
@@ -245,7 +255,8 @@ type scratch struct {
 
 // decodeRest decodes the record after the header, given the reference
 // list, appending the successors to out[:0]. Every value read is checked,
-// so a corrupt stream yields ErrFormat and bounded work.
+// so a corrupt stream yields ErrFormat and bounded work. The common cases
+// (only copied arcs, only residuals) are written straight into out.
 func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratch, out []int) ([]int, error) {
 	out = out[:0]
 	if h.d == 0 {
@@ -253,16 +264,26 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 	}
 	n := g.props.Nodes
 	x := h.x
-	copied := s.copied[:0]
+	ncopied := 0
+	blocks := s.blocks[:0]
 	if h.ref > 0 {
-		bc := g.readCode(r, g.flags.BlockCount)
+		var bc uint64
+		if g.fast {
+			bc = r.ReadGamma()
+		} else {
+			bc = g.readCode(r, g.flags.BlockCount)
+		}
 		if bc > uint64(len(refList))+1 {
 			return out, g.streamErr(r, "block count %d for a reference list of %d", bc, len(refList))
 		}
-		blocks := s.blocks[:0]
 		total := 0
 		for i := 0; i < int(bc); i++ {
-			b := g.readCode(r, g.flags.Blocks)
+			var b uint64
+			if g.fast {
+				b = r.ReadGamma()
+			} else {
+				b = g.readCode(r, g.flags.Blocks)
+			}
 			if i > 0 {
 				b++
 			}
@@ -270,9 +291,25 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 				return out, g.streamErr(r, "blocks exceed the reference list")
 			}
 			total += int(b)
+			if i&1 == 0 {
+				ncopied += int(b)
+			}
 			blocks = append(blocks, int(b))
 		}
+		if len(blocks)&1 == 0 {
+			ncopied += len(refList) - total
+		}
 		s.blocks = blocks
+	}
+	extra := h.d - ncopied
+	if extra < 0 {
+		return out, g.streamErr(r, "copied %d arcs, outdegree is %d", ncopied, h.d)
+	}
+	copied := s.copied[:0]
+	if extra == 0 {
+		copied = out // only copied arcs: decode in place
+	}
+	if ncopied > 0 {
 		k := 0
 		for i, b := range blocks {
 			if i&1 == 0 {
@@ -283,14 +320,16 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 		if len(blocks)&1 == 0 {
 			copied = append(copied, refList[k:]...)
 		}
-		s.copied = copied
 	}
-	extra := h.d - len(copied)
-	if extra < 0 {
-		return out, g.streamErr(r, "copied %d arcs, outdegree is %d", len(copied), h.d)
+	if extra == 0 {
+		if r.Err() != nil {
+			return out, g.streamErr(r, "")
+		}
+		return copied, nil
 	}
+	s.copied = copied
 	extras := s.extras[:0]
-	if extra > 0 && g.minInt > 0 {
+	if g.minInt > 0 {
 		ic := r.ReadGamma()
 		if ic > uint64(extra/g.minInt) {
 			return out, g.streamErr(r, "%d intervals for %d extra arcs", ic, extra)
@@ -324,8 +363,12 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 			extra -= ln
 			prev = left + ln
 		}
+		s.extras = extras
 	}
 	resid := s.resid[:0]
+	if ncopied == 0 && len(extras) == 0 {
+		resid = out // only residuals: decode in place
+	}
 	if extra > 0 {
 		v := g.readResidual(r)
 		if v > 2*uint64(n)+1 {
@@ -348,7 +391,10 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 	if r.Err() != nil {
 		return out, g.streamErr(r, "")
 	}
-	s.extras, s.resid = extras, resid
+	if ncopied == 0 && len(extras) == 0 {
+		return resid, nil
+	}
+	s.resid = resid
 	// Merge: intervals ∪ residuals, then ∪ copied.
 	if len(extras) > 0 && len(resid) > 0 {
 		m, ok := merge(s.merged[:0], extras, resid)

@@ -107,7 +107,7 @@ func randomWebLike(seed uint64, n int) [][]int {
 }
 
 func TestRoundTripOptions(t *testing.T) {
-	lists := randomWebLike(1, 1500)
+	lists := randomWebLike(1, sizeFor(1500, 300))
 	tests := []struct {
 		name string
 		o    *Options
@@ -277,7 +277,7 @@ func TestCorruptStreams(t *testing.T) {
 		t.Fatalf("truncated offsets: err = %v", err)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for i := 0; i < 200; i++ {
+	for i := 0; i < sizeFor(200, 40); i++ {
 		bad := slices.Clone(data)
 		for k := 0; k < 1+rng.IntN(4); k++ {
 			bad[rng.IntN(len(bad))] ^= 1 << rng.IntN(8)
@@ -339,6 +339,7 @@ func FuzzBVGraph(f *testing.F) {
 }
 
 func TestSharedStats(t *testing.T) {
+	skipUnderRace(t)
 	g := openShared(t, "cnr-2000")
 	n := g.NumNodes()
 	indeg := make([]int32, n)
@@ -379,6 +380,7 @@ func TestSharedStats(t *testing.T) {
 // without the .offsets file agree with it, and that Transpose produces the
 // Java file bit for bit.
 func TestSharedTranspose(t *testing.T) {
+	skipUnderRace(t)
 	g := openShared(t, "cnr-2000")
 	gt := openShared(t, "cnr-2000-t")
 	n := g.NumNodes()

@@ -46,7 +46,24 @@ func arcsSHA1(tb testing.TB, g *BVGraph) (string, int64) {
 	return hex.EncodeToString(h.Sum(nil)), arcs
 }
 
+// sizeFor returns n, or small under the race detector.
+func sizeFor(n, small int) int {
+	if raceEnabled {
+		return small
+	}
+	return n
+}
+
+// skipUnderRace skips full-graph checks of the shared data under -race, where
+// they would take minutes; they run in every test run without -race.
+func skipUnderRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("full pass over the shared graph: run without -race")
+	}
+}
+
 func TestSharedCNR2000(t *testing.T) {
+	skipUnderRace(t)
 	tests := []struct {
 		name  string
 		sha   string

@@ -38,6 +38,7 @@ func TestTransposeSmallBatches(t *testing.T) {
 // TestSharedTransposeBitForBit transposes cnr-2000 with bounded memory and
 // compares with Java's cnr-2000-t files.
 func TestSharedTransposeBitForBit(t *testing.T) {
+	skipUnderRace(t)
 	g := openShared(t, "cnr-2000")
 	p := g.Properties()
 	o := optionsFromProperties(&p)

@@ -76,7 +76,7 @@ func checkStores(t *testing.T, want, got GraphStore) {
 }
 
 func TestBuilderMatchesMemStore(t *testing.T) {
-	links, extra := randomLinks(1, 30, 60, 4000)
+	links, extra := randomLinks(1, 30, 60, sizeFor(4000, 1000))
 	mem := NewMemStore(links, extra...)
 	for _, tt := range []struct {
 		name string

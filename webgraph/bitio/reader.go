@@ -158,6 +158,20 @@ func (r *Reader) ReadBits(n uint) uint64 {
 // ReadUnary reads a unary code: n zeros followed by a one. Cost: one
 // 64-bit load per 64 zeros.
 func (r *Reader) ReadUnary() uint64 {
+	i := r.pos >> 3
+	if i+8 <= uint64(len(r.buf)) {
+		// 57 valid bits at least; a one among them ends the code.
+		w := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+		lz := uint64(bits.LeadingZeros64(w))
+		if lz < 57 && r.pos+lz+1 <= r.limit {
+			r.pos += lz + 1
+			return lz
+		}
+	}
+	return r.readUnarySlow()
+}
+
+func (r *Reader) readUnarySlow() uint64 {
 	start := r.pos
 	var z uint64
 	for {
@@ -182,6 +196,19 @@ func (r *Reader) ReadUnary() uint64 {
 // ReadGamma reads an Elias γ code. Code words of up to 12 bits (values up to
 // 62) are decoded with one table lookup.
 func (r *Reader) ReadGamma() uint64 {
+	i := r.pos >> 3
+	if i+8 <= uint64(len(r.buf)) {
+		w := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+		e := gammaTable[w>>(64-tableBits)]
+		if n := uint64(e & 0xff); e != 0 && r.pos+n <= r.limit {
+			r.pos += n
+			return uint64(e >> 8)
+		}
+	}
+	return r.readGammaSlow()
+}
+
+func (r *Reader) readGammaSlow() uint64 {
 	start := r.pos
 	w := r.peek()
 	if e := gammaTable[w>>(64-tableBits)]; e != 0 {
@@ -247,6 +274,19 @@ func (r *Reader) ReadDelta() uint64 {
 // ReadZeta reads a ζ_k code (Boldi–Vigna), k ≥ 1. For k ≤ 8 code words of
 // up to 12 bits are decoded with one table lookup.
 func (r *Reader) ReadZeta(k uint) uint64 {
+	i := r.pos >> 3
+	if k <= maxTableK && i+8 <= uint64(len(r.buf)) {
+		w := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
+		e := zetaTables[k][w>>(64-tableBits)]
+		if n := uint64(e & 0xff); e != 0 && r.pos+n <= r.limit {
+			r.pos += n
+			return uint64(e >> 8)
+		}
+	}
+	return r.readZetaSlow(k)
+}
+
+func (r *Reader) readZetaSlow(k uint) uint64 {
 	start := r.pos
 	if k == 0 || k > 64 {
 		r.fail("zeta", start, ErrOverflow)

@@ -1,0 +1,81 @@
+package webgraph
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkSharedSequential decodes all of cnr-2000 sequentially.
+func BenchmarkSharedSequential(b *testing.B) {
+	g := openShared(b, "cnr-2000")
+	b.SetBytes(int64(g.StreamBits() / 8))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var arcs int64
+	for i := 0; i < b.N; i++ {
+		it := g.NodeIterator()
+		for it.Next() {
+			arcs += int64(len(it.Successors()))
+		}
+		if it.Err() != nil {
+			b.Fatal(it.Err())
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(arcs), "ns/arc")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(arcs), "cpu-ns/arc")
+	b.ReportMetric(float64(g.StreamBits())/float64(g.NumArcs()), "bits/link")
+}
+
+// BenchmarkSharedRandomAccess enumerates the successors of random nodes.
+func BenchmarkSharedRandomAccess(b *testing.B) {
+	g := openShared(b, "cnr-2000")
+	rng := rand.New(rand.NewPCG(1, 2))
+	nodes := make([]int, 1<<16)
+	for i := range nodes {
+		nodes[i] = rng.IntN(g.NumNodes())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var arcs int64
+	var buf []int
+	var err error
+	for i := 0; i < b.N; i++ {
+		if buf, err = g.Successors(nodes[i&(len(nodes)-1)], buf); err != nil {
+			b.Fatal(err)
+		}
+		arcs += int64(len(buf))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(arcs, 1)), "ns/arc")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(max(arcs, 1)), "cpu-ns/arc")
+	b.ReportMetric(float64(g.OffsetsBits())/float64(g.NumNodes()), "offset-bits/node")
+}
+
+// BenchmarkSharedEncode re-encodes cnr-2000 with its parameters.
+func BenchmarkSharedEncode(b *testing.B) {
+	g := openShared(b, "cnr-2000")
+	lists := make([][]int, 0, g.NumNodes())
+	it := g.NodeIterator()
+	for it.Next() {
+		lists = append(lists, append([]int(nil), it.Successors()...))
+	}
+	p := g.Properties()
+	o := optionsFromProperties(&p)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var gb bytes.Buffer
+	for i := 0; i < b.N; i++ {
+		gb.Reset()
+		enc, _ := NewEncoder(&gb, nil, &o)
+		for _, l := range lists {
+			enc.Add(l)
+		}
+		if _, err := enc.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*g.NumArcs()), "ns/arc")
+	b.ReportMetric(float64(gb.Len()*8)/float64(g.NumArcs()), "bits/link")
+}

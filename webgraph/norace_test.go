@@ -1,0 +1,5 @@
+//go:build !race
+
+package webgraph
+
+const raceEnabled = false
