@@ -92,9 +92,12 @@
 // # Determinism and cost
 //
 // Everything follows from Config.Seed through a fixed generator, so a seed
-// gives the same web on every run and Go release (the port aside). NewWeb
-// costs O(Hosts); a host's pages are generated on first use (about 100 bytes
-// per page) and pages are rendered per request into pooled buffers.
+// gives the same web on every run and Go release: the same hosts, link graph
+// and page bytes for the same Config.Clock reading. Only the port, the
+// session ids of the session trap and the state of /retry/ pages differ
+// between runs. NewWeb costs O(Hosts); a host's pages are generated on first
+// use (about 120 bytes of heap per page) and rendered per request into
+// pooled buffers (about 35 allocations per page).
 //
 // # Request log
 //
