@@ -1,0 +1,5 @@
+//go:build !race
+
+package deduptest
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pebbleseen_test
+
+const raceEnabled = false

@@ -1,0 +1,307 @@
+// Package pebbleseen is a dedup.URLSeen kept on disk in a Pebble
+// database, for crawls whose URL set outgrows memory or must survive a
+// restart (Mercator keeps its URL set on disk with an in-memory cache of
+// popular URLs; IIR §20.2.1).
+//
+// Each fingerprint is a key (8 bytes, big-endian) with an empty value;
+// Pebble's bloom filters let most lookups of new URLs skip disk reads.
+// Memory is bounded: a direct-mapped cache of recently seen
+// fingerprints (Options.CacheEntries × 8 bytes), Pebble's block cache and
+// its memtables.
+//
+// # Example
+//
+//	set, err := pebbleseen.Open(dir, nil)
+//	if err != nil { ... }
+//	defer set.Close()
+//	seen, err := set.TestAndAdd(ctx, dedup.Fingerprint(canonicalURL))
+//
+// The database is owned by one process at a time (Pebble locks the
+// directory).
+package pebbleseen
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/crawlkit/crawlkit/dedup"
+)
+
+// Options configures Open. The zero value means all defaults.
+type Options struct {
+	// CacheEntries is the number of slots of the in-memory cache of
+	// fingerprints known to be present, rounded up to a power of two;
+	// each takes 8 bytes. Default 1<<20 (8 MiB). Negative disables it.
+	CacheEntries int
+	// BlockCacheBytes is the size of Pebble's block cache. Default 8 MiB.
+	BlockCacheBytes int64
+	// MemTableBytes is the size of a Pebble memtable (up to two are held
+	// while one is flushed). Default 4 MiB.
+	MemTableBytes uint64
+	// Sync makes every commit wait for fsync. Default false: additions go
+	// to Pebble's write-ahead log unsynced, so they survive a crash of the
+	// process and a Close, but an operating-system crash may lose the
+	// last few (the crawler then fetches those URLs again).
+	Sync bool
+	// FS is the file system. Default vfs.Default (the OS); vfs.NewMem()
+	// keeps everything in memory.
+	FS vfs.FS
+}
+
+const stripes = 64
+
+// Set is a URLSeen on disk. It is safe for concurrent use: fingerprints
+// are striped over 64 locks, so concurrent callers wait for each other
+// only on the same stripe. TestAndAdd costs a cache probe and, on a miss,
+// a Pebble Get (memtable and bloom filters; a disk read only on bloom
+// false positives or real hits) and, for a new fingerprint, a commit.
+// Batches share one commit.
+type Set struct {
+	db        *pebble.DB
+	writeOpts *pebble.WriteOptions
+	cache     []atomic.Uint64 // 0: empty
+	locks     [stripes]sync.Mutex
+
+	closeMu sync.RWMutex
+	closed  bool
+}
+
+var _ dedup.URLSeen = (*Set)(nil)
+
+// Open opens or creates the set stored in dir (nil opts means all
+// defaults).
+func Open(dir string, opts *Options) (*Set, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CacheEntries == 0 {
+		o.CacheEntries = 1 << 20
+	}
+	if o.BlockCacheBytes == 0 {
+		o.BlockCacheBytes = 8 << 20
+	}
+	if o.MemTableBytes == 0 {
+		o.MemTableBytes = 4 << 20
+	}
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	if o.BlockCacheBytes < 0 || o.CacheEntries > 1<<30 {
+		return nil, &dedup.Error{Op: "Open", Subject: dir, Err: fmt.Errorf("pebbleseen: invalid options %+v", o)}
+	}
+	cache := pebble.NewCache(o.BlockCacheBytes)
+	defer cache.Unref()
+	po := &pebble.Options{
+		FS:           o.FS,
+		Cache:        cache,
+		MemTableSize: o.MemTableBytes,
+		Logger:       quietLogger{},
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, &dedup.Error{Op: "Open", Subject: dir, Err: err}
+	}
+	s := &Set{db: db, writeOpts: pebble.NoSync}
+	if o.Sync {
+		s.writeOpts = pebble.Sync
+	}
+	if o.CacheEntries > 0 {
+		s.cache = make([]atomic.Uint64, 1<<bits.Len(uint(o.CacheEntries-1)))
+	}
+	return s, nil
+}
+
+// quietLogger drops Pebble's informational messages (one per flush and
+// compaction) and keeps its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)              {}
+func (quietLogger) Errorf(format string, args ...any) { pebble.DefaultLogger.Errorf(format, args...) }
+func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }
+
+func mix(fp uint64) uint64 {
+	h := fp * 0x9e3779b97f4a7c15
+	return h ^ h>>29
+}
+
+func (s *Set) stripe(fp uint64) int { return int(mix(fp) >> 58) }
+
+func (s *Set) cached(fp uint64) bool {
+	if len(s.cache) == 0 || fp == 0 {
+		return false
+	}
+	return s.cache[mix(fp)&uint64(len(s.cache)-1)].Load() == fp
+}
+
+func (s *Set) remember(fp uint64) {
+	if len(s.cache) == 0 || fp == 0 {
+		return
+	}
+	s.cache[mix(fp)&uint64(len(s.cache)-1)].Store(fp)
+}
+
+// present looks fp up in r (the DB or an indexed batch).
+func present(get func([]byte) ([]byte, func() error, error), key []byte) (bool, error) {
+	_, closeFn, err := get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, closeFn()
+}
+
+func dbGet(db *pebble.DB) func([]byte) ([]byte, func() error, error) {
+	return func(k []byte) ([]byte, func() error, error) {
+		v, c, err := db.Get(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		return v, c.Close, nil
+	}
+}
+
+func batchGet(b *pebble.Batch) func([]byte) ([]byte, func() error, error) {
+	return func(k []byte) ([]byte, func() error, error) {
+		v, c, err := b.Get(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		return v, c.Close, nil
+	}
+}
+
+func (s *Set) enter(op string) error {
+	s.closeMu.RLock()
+	if s.closed {
+		s.closeMu.RUnlock()
+		return &dedup.Error{Op: op, Err: dedup.ErrClosed}
+	}
+	return nil
+}
+
+// TestAndAdd reports whether fp was in the set, adding it if not.
+func (s *Set) TestAndAdd(ctx context.Context, fp uint64) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, &dedup.Error{Op: "TestAndAdd", Err: err}
+	}
+	if err := s.enter("TestAndAdd"); err != nil {
+		return false, err
+	}
+	defer s.closeMu.RUnlock()
+	if s.cached(fp) { // fingerprints are never removed: a hit is final
+		return true, nil
+	}
+	var key [8]byte
+	binary.BigEndian.PutUint64(key[:], fp)
+	mu := &s.locks[s.stripe(fp)]
+	mu.Lock()
+	defer mu.Unlock()
+	seen, err := present(dbGet(s.db), key[:])
+	if err == nil && !seen {
+		err = s.db.Set(key[:], nil, s.writeOpts)
+	}
+	if err != nil {
+		return false, &dedup.Error{Op: "TestAndAdd", Subject: fmt.Sprintf("%016x", fp), Err: err}
+	}
+	s.remember(fp)
+	return seen, nil
+}
+
+// TestAndAddBatch implements dedup.URLSeen. The new fingerprints of a
+// batch are committed together; the stripes the batch touches are locked
+// (in order) for its duration.
+func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]bool, error) {
+	if err := ctx.Err(); err != nil {
+		return dst, &dedup.Error{Op: "TestAndAddBatch", Err: err}
+	}
+	if len(fps) == 0 {
+		return dst, nil
+	}
+	if err := s.enter("TestAndAddBatch"); err != nil {
+		return dst, err
+	}
+	defer s.closeMu.RUnlock()
+	var mask uint64
+	for _, fp := range fps {
+		mask |= 1 << s.stripe(fp)
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		s.locks[bits.TrailingZeros64(m)].Lock()
+	}
+	defer func() {
+		for m := mask; m != 0; m &= m - 1 {
+			s.locks[bits.TrailingZeros64(m)].Unlock()
+		}
+	}()
+	b := s.db.NewIndexedBatch()
+	defer b.Close()
+	get := batchGet(b)
+	n := len(dst)
+	var key [8]byte
+	for _, fp := range fps {
+		if s.cached(fp) {
+			dst = append(dst, true)
+			continue
+		}
+		binary.BigEndian.PutUint64(key[:], fp)
+		seen, err := present(get, key[:])
+		if err == nil && !seen {
+			err = b.Set(key[:], nil, nil)
+		}
+		if err != nil {
+			return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Subject: fmt.Sprintf("%016x", fp), Err: err}
+		}
+		dst = append(dst, seen)
+	}
+	if !b.Empty() {
+		if err := b.Commit(s.writeOpts); err != nil {
+			return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Err: err}
+		}
+	}
+	for _, fp := range fps {
+		s.remember(fp)
+	}
+	return dst, nil
+}
+
+// Flush writes the memtable to disk. Close also does what is needed for
+// durability; Flush is for callers that want the WAL short.
+func (s *Set) Flush() error {
+	if err := s.enter("Flush"); err != nil {
+		return err
+	}
+	defer s.closeMu.RUnlock()
+	if err := s.db.Flush(); err != nil {
+		return &dedup.Error{Op: "Flush", Err: err}
+	}
+	return nil
+}
+
+// Close closes the database; later calls fail with dedup.ErrClosed. It
+// waits for operations in progress.
+func (s *Set) Close() error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return &dedup.Error{Op: "Close", Err: dedup.ErrClosed}
+	}
+	s.closed = true
+	if err := s.db.Close(); err != nil {
+		return &dedup.Error{Op: "Close", Err: err}
+	}
+	return nil
+}
