@@ -193,6 +193,9 @@ func (w *Web) makeChains() {
 
 var redirectCodes = []int{301, 302, 307, 308}
 
+// navLinks is the size of every page's navigation bar.
+const navLinks = 3
+
 // link is one <a href> of a generated page.
 type link struct {
 	href string
@@ -253,10 +256,17 @@ func (w *Web) pageLinks(h *hostInfo, j int) []link {
 	if p.kind == pageArticle {
 		return out
 	}
+	// The site's navigation bar: its first sections on every page, which
+	// gives a host's top pages the high in-degree real templates give them.
+	for t := 1; t < min(navLinks+1, h.nbase); t++ {
+		if t != j {
+			same(t)
+		}
+	}
 	for _, c := range m.children(j) {
 		same(int(c))
 	}
-	for range r.intn(4) {
+	for range 1 + r.intn(6) {
 		same(r.intn(len(m.pages)))
 	}
 	cross := func(t, tj int) {
@@ -272,7 +282,7 @@ func (w *Web) pageLinks(h *hostInfo, j int) []link {
 		}
 		out = append(out, link{href, w.pageTitle(t, tj)})
 	}
-	for range r.intn(3) {
+	for range r.intn(4) {
 		t := w.pickHost(&r)
 		u := r.float()
 		cross(t, int(float64(w.ordinary[t].nbase)*u*u*u))
