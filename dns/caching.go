@@ -70,7 +70,7 @@ func New(opts *Options) (*Caching, error) {
 		tcp:   &mdns.Client{Net: "tcp", Timeout: o.MaxTimeout, UDPSize: o.UDPSize},
 	}
 	for _, s := range o.Nameservers {
-		u, err := dialUDP(s)
+		u, err := dialUDP(s, int(o.UDPSize)+512)
 		if err != nil {
 			for _, u := range c.udp {
 				u.close()

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	mdns "github.com/miekg/dns"
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // udpConn multiplexes the queries to one nameserver over one UDP socket, as
@@ -27,6 +29,18 @@ import (
 type udpConn struct {
 	server string
 	conn   *net.UDPConn
+	batch  batchConn
+	bufLen int // receive buffer per datagram
+
+	// Writes are combined: a goroutine with a packet to send appends it to
+	// queue; if no other goroutine is writing, it becomes the writer and
+	// sends everything queued, in batches (sendmmsg), until the queue is
+	// empty. Under load, one system call carries many queries.
+	wmu     sync.Mutex
+	queue   [][]byte
+	spare   [][]byte
+	writing bool
+	out     []ipv4.Message // the writer's, reused
 
 	mu      sync.Mutex
 	pending map[uint16]*waiter
@@ -50,7 +64,18 @@ type udpResult struct {
 // space, with headroom so that finding a free ID stays cheap.
 const maxPending = 60000
 
-func dialUDP(server string) (*udpConn, error) {
+// batchConn reads and writes many datagrams per system call (recvmmsg and
+// sendmmsg on Linux; one at a time elsewhere).
+type batchConn interface {
+	ReadBatch(ms []ipv4.Message, flags int) (int, error)
+	WriteBatch(ms []ipv4.Message, flags int) (int, error)
+}
+
+// udpBatch is the number of datagrams read or written per system call.
+const udpBatch = 32
+
+// dialUDP connects to server; bufLen bounds the size of answers accepted.
+func dialUDP(server string, bufLen int) (*udpConn, error) {
 	raddr, err := net.ResolveUDPAddr("udp", server)
 	if err != nil {
 		return nil, err
@@ -64,8 +89,13 @@ func dialUDP(server string) (*udpConn, error) {
 	u := &udpConn{
 		server:  server,
 		conn:    conn,
+		batch:   ipv4.NewPacketConn(conn),
+		bufLen:  max(bufLen, 4096),
 		pending: make(map[uint16]*waiter),
 		done:    make(chan struct{}),
+	}
+	if raddr.IP.To4() == nil {
+		u.batch = ipv6.NewPacketConn(conn)
 	}
 	go u.read()
 	return u, nil
@@ -93,19 +123,60 @@ func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg) (*mdns.Msg, error) 
 
 	q.Id = id
 	b, err := q.Pack()
-	if err == nil {
-		_, err = u.conn.Write(b)
-	}
 	if err != nil {
 		u.forget(id, w)
 		return nil, err
 	}
+	u.send(b)
 	select {
 	case r := <-w.ch:
 		return r.msg, r.err
 	case <-ctx.Done():
 		u.forget(id, w)
 		return nil, ctx.Err()
+	}
+}
+
+// send queues packet b and, unless another goroutine is writing already,
+// writes the queue out. A write error fails the waiters only when it says
+// the server is unreachable; otherwise the queries time out.
+func (u *udpConn) send(b []byte) {
+	u.wmu.Lock()
+	u.queue = append(u.queue, b)
+	if u.writing {
+		u.wmu.Unlock()
+		return
+	}
+	u.writing = true
+	for len(u.queue) > 0 {
+		batch := u.queue
+		u.queue = u.spare[:0]
+		u.wmu.Unlock()
+		u.write(batch)
+		clear(batch)
+		u.wmu.Lock()
+		u.spare = batch[:0]
+	}
+	u.writing = false
+	u.wmu.Unlock()
+}
+
+// write sends packets; only the current writer calls it.
+func (u *udpConn) write(packets [][]byte) {
+	for len(packets) > 0 {
+		n := min(len(packets), udpBatch)
+		u.out = u.out[:0]
+		for _, p := range packets[:n] {
+			u.out = append(u.out, ipv4.Message{Buffers: [][]byte{p}})
+		}
+		k, err := u.batch.WriteBatch(u.out, 0)
+		if err != nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				u.failAll(errConnRefused)
+			}
+			k = max(k, 1) // skip the packet that failed
+		}
+		packets = packets[k:]
 	}
 }
 
@@ -117,12 +188,16 @@ func (u *udpConn) forget(id uint16, w *waiter) {
 	u.mu.Unlock()
 }
 
-// read is the socket's reader goroutine.
+// read is the socket's reader goroutine; it reads answers in batches
+// (recvmmsg).
 func (u *udpConn) read() {
 	defer close(u.done)
-	buf := make([]byte, mdns.MaxMsgSize)
+	in := make([]ipv4.Message, udpBatch)
+	for i := range in {
+		in[i].Buffers = [][]byte{make([]byte, u.bufLen)}
+	}
 	for {
-		n, err := u.conn.Read(buf)
+		n, err := u.batch.ReadBatch(in, 0)
 		if err != nil {
 			if errors.Is(err, syscall.ECONNREFUSED) {
 				// ICMP port unreachable: nobody listens there. Fail what
@@ -141,7 +216,9 @@ func (u *udpConn) read() {
 			u.failAll(err)
 			return
 		}
-		u.deliver(buf[:n])
+		for i := range n {
+			u.deliver(in[i].Buffers[0][:in[i].N])
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ func TestUDPMatching(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	u, err := dialUDP(pc.LocalAddr().String())
+	u, err := dialUDP(pc.LocalAddr().String(), 512)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestUDPTimeoutForgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	u, err := dialUDP(pc.LocalAddr().String())
+	u, err := dialUDP(pc.LocalAddr().String(), 512)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,27 @@ type reply struct {
 	delay time.Duration
 }
 
+// serveDNS answers a query that arrived over TCP (UDP queries are read in
+// batches by serveUDP).
 func (s *Server) serveDNS(w mdns.ResponseWriter, req *mdns.Msg) {
-	transport := w.LocalAddr().Network()
+	r, idx, at := s.begin(req, w.LocalAddr().Network())
+	if r.delay > 0 {
+		if !s.wait(r.delay) {
+			r.msg = nil
+		}
+		// Logged before the answer leaves, so that a client reading the
+		// log after receiving the answer finds it complete.
+		s.finish(idx, at, r)
+	}
+	if r.msg != nil && w.WriteMsg(r.msg) != nil {
+		r.msg = nil
+		s.finish(idx, at, r)
+	}
+}
+
+// begin logs the arrival of req and decides the reply. The outcome of a
+// reply without delay is logged at once.
+func (s *Server) begin(req *mdns.Msg, transport string) (r reply, idx int, arrival time.Time) {
 	q := Query{Transport: transport, Time: time.Now()}
 	if len(req.Question) > 0 {
 		q.Name = strings.TrimSuffix(canonical(req.Question[0].Name), ".")
@@ -53,26 +72,24 @@ func (s *Server) serveDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 		q.Type = mdns.Type(req.Question[0].Qtype).String()
 	}
 	s.mu.Lock()
-	r := s.respond(req, transport == "udp")
-	idx := len(s.log)
-	s.log = append(s.log, q)
-	s.mu.Unlock()
-
-	if r.delay > 0 {
-		t := time.NewTimer(r.delay)
-		select {
-		case <-t.C:
-		case <-s.done:
-			t.Stop()
-			r.msg = nil
-		}
+	defer s.mu.Unlock()
+	r = s.respond(req, transport == "udp")
+	if r.delay == 0 {
+		outcome(&q, r)
 	}
-	// The outcome is logged before the answer leaves, so that a client
-	// reading the log after receiving the answer finds it complete.
-	s.finish(idx, q.Time, r)
-	if r.msg != nil && w.WriteMsg(r.msg) != nil {
-		r.msg = nil
-		s.finish(idx, q.Time, r)
+	s.log = append(s.log, q)
+	return r, len(s.log) - 1, q.Time
+}
+
+// wait holds a reply back for d; false if the server was closed meanwhile.
+func (s *Server) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
 	}
 }
 
@@ -83,12 +100,17 @@ func (s *Server) finish(idx int, arrival time.Time, r reply) {
 	if idx >= len(s.log) || !s.log[idx].Time.Equal(arrival) { // log reset meanwhile
 		return
 	}
-	e := &s.log[idx]
+	outcome(&s.log[idx], r)
+}
+
+// outcome fills in what was done with a query.
+func outcome(e *Query, r reply) {
 	e.Delay = r.delay
 	if r.msg == nil {
 		e.Dropped, e.Rcode, e.Answers, e.Truncated = true, "", 0, false
 		return
 	}
+	e.Dropped = false
 	e.Rcode = mdns.RcodeToString[r.msg.Rcode]
 	e.Answers = len(r.msg.Answer)
 	e.Truncated = r.msg.Truncated

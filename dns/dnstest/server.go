@@ -37,7 +37,7 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	addr   string
-	udp    *mdns.Server
+	udp    net.PacketConn
 	tcp    *mdns.Server
 	done   chan struct{} // closed by Close: cuts delays short
 	served sync.WaitGroup
@@ -72,19 +72,17 @@ func NewServer(cfg Config) (*Server, error) {
 		names:  make(map[string][]mdns.RR),
 		faults: make(map[string]*faultState),
 	}
-	h := mdns.HandlerFunc(s.serveDNS)
-	s.udp = &mdns.Server{PacketConn: pc, Handler: h}
-	s.tcp = &mdns.Server{Listener: ln, Handler: h}
-	for _, srv := range []*mdns.Server{s.udp, s.tcp} {
-		started := make(chan struct{})
-		srv.NotifyStartedFunc = func() { close(started) }
-		s.served.Add(1)
-		go func() {
-			defer s.served.Done()
-			_ = srv.ActivateAndServe() // returns when shut down
-		}()
-		<-started
-	}
+	s.udp = pc
+	s.tcp = &mdns.Server{Listener: ln, Handler: mdns.HandlerFunc(s.serveDNS)}
+	started := make(chan struct{})
+	s.tcp.NotifyStartedFunc = func() { close(started) }
+	s.served.Add(2)
+	go s.serveUDP(pc)
+	go func() {
+		defer s.served.Done()
+		_ = s.tcp.ActivateAndServe() // returns when shut down
+	}()
+	<-started
 	return s, nil
 }
 
@@ -147,7 +145,7 @@ func (s *Server) Close() error {
 		close(s.done)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		err = errors.Join(s.udp.ShutdownContext(ctx), s.tcp.ShutdownContext(ctx))
+		err = errors.Join(s.udp.Close(), s.tcp.ShutdownContext(ctx))
 		s.served.Wait()
 	})
 	return err

@@ -321,34 +321,38 @@ func TestLog(t *testing.T) {
 // TestCloseDuringDelay shows that Close cuts a long delay short and leaves
 // no goroutine behind (goleak in TestMain).
 func TestCloseDuringDelay(t *testing.T) {
-	s, err := NewServer(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.AddAddr("a.test", 60, lo)
-	s.SetFault("a.test", Fault{Delay: time.Hour})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c := &mdns.Client{Net: "tcp", Timeout: 5 * time.Second}
-		c.Exchange(new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA), s.Addr())
-	}()
-	for len(s.Log()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	start := time.Now()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("Close took %v", d)
-	}
-	<-done
-	if log := s.Log(); !log[0].Dropped {
-		t.Errorf("delayed query not marked dropped: %+v", log[0])
-	}
-	if err := s.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
+	for _, transport := range []string{"udp", "tcp"} {
+		t.Run(transport, func(t *testing.T) {
+			s, err := NewServer(Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.AddAddr("a.test", 60, lo)
+			s.SetFault("a.test", Fault{Delay: time.Hour})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				c := &mdns.Client{Net: transport, Timeout: 3 * time.Second}
+				c.Exchange(new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA), s.Addr())
+			}()
+			for len(s.Log()) == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			start := time.Now()
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("Close took %v", d)
+			}
+			<-done
+			if log := s.Log(); !log[0].Dropped {
+				t.Errorf("delayed query not marked dropped: %+v", log[0])
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+		})
 	}
 }
 
