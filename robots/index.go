@@ -82,8 +82,12 @@ func (g *group) lookup(p string) int {
 		if rest == "" {
 			return best
 		}
-		i := strings.IndexByte(n.firsts, rest[0])
-		if i < 0 {
+		// Children are few: a plain loop beats IndexByte's call.
+		i, c := 0, rest[0]
+		for i < len(n.firsts) && n.firsts[i] != c {
+			i++
+		}
+		if i == len(n.firsts) {
 			return best
 		}
 		next := n.children[i]

@@ -101,25 +101,10 @@ func unhex(c byte) (byte, bool) {
 
 const upperhex = "0123456789ABCDEF"
 
-// needsCanon reports whether s differs from its canonical form, so that the
-// common path (plain ASCII, no escapes, no '/' or ':' in the query) is matched
-// in place.
-func needsCanon(s string) bool {
-	t := &special
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if t[c] {
-			return true
-		}
-		if c == '?' {
-			t = &specialInQuery
-		}
-	}
-	return false
-}
-
 // special marks the bytes appendCanon rewrites; specialInQuery those it
-// rewrites after the first '?'.
+// rewrites after the first '?'. canonPath scans with them so that the common
+// path (plain ASCII, no escapes, no '/' or ':' in the query) is matched in
+// place.
 var special, specialInQuery = func() (t, q [256]bool) {
 	for c := range t {
 		t[c] = c <= ' ' || c >= 0x7f || c == '%' || c == '*' || c == '$'
@@ -179,12 +164,10 @@ func appendCanon(dst []byte, s string, inQuery bool) ([]byte, bool) {
 }
 
 // requestPath returns the path and query of target, a full URL or a path,
-// without its fragment. It does not allocate. slash reports that the result
-// lacks the leading "/" it stands for ("http://h?q" has path "/?q").
+// possibly followed by a fragment, which canonPath removes. It does not
+// allocate. slash reports that the result lacks the leading "/" it stands for
+// ("http://h?q" has path "/?q").
 func requestPath(target string) (p string, slash bool) {
-	if i := strings.IndexByte(target, '#'); i >= 0 {
-		target = target[:i]
-	}
 	if strings.HasPrefix(target, "//") {
 		// Scheme-relative URL: skip the authority.
 		return afterAuthority(target[2:])
@@ -199,7 +182,7 @@ func requestPath(target string) (p string, slash bool) {
 				}
 				break
 			}
-			if c == '/' || c == '?' {
+			if c == '/' || c == '?' || c == '#' {
 				break
 			}
 		}
@@ -210,10 +193,10 @@ func requestPath(target string) (p string, slash bool) {
 // afterAuthority returns what follows the authority that starts s.
 func afterAuthority(s string) (string, bool) {
 	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
+		switch s[i] {
+		case '/':
 			return s[i:], false
-		}
-		if s[i] == '?' {
+		case '?', '#':
 			return s[i:], true
 		}
 	}
@@ -225,11 +208,29 @@ func afterAuthority(s string) (string, bool) {
 // only while both are.
 func canonPath(buf []byte, target string) string {
 	p, slash := requestPath(target)
-	if !slash && !needsCanon(p) {
+	t := &special
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '#' {
+			p = p[:i]
+			break
+		}
+		if t[c] {
+			slash = true // take the rewriting path below
+			break
+		}
+		if c == '?' {
+			t = &specialInQuery
+		}
+	}
+	if !slash {
 		return p
 	}
+	if i := strings.IndexByte(p, '#'); i >= 0 {
+		p = p[:i]
+	}
 	b := buf[:0]
-	if slash {
+	if !strings.HasPrefix(p, "/") {
 		b = append(b, '/')
 	}
 	b, _ = appendCanon(b, p, false)

@@ -243,9 +243,14 @@ func trimBOM(b []byte) []byte {
 
 // isTokenChar reports whether c may appear in an RFC 9309 product token:
 // letters, '-' and '_'.
-func isTokenChar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
-}
+func isTokenChar(c byte) bool { return tokenChars[c] }
+
+var tokenChars = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
+	}
+	return t
+}()
 
 // agentToken returns the product token of a user-agent line's value, lower
 // case: "*" for the wildcard, the leading run of token characters otherwise

@@ -337,7 +337,8 @@ func TestAllowedTargets(t *testing.T) {
 		{"http://example.com:8080/#frag", false}, {"//example.com/", false}, {"/", false}, {"", false},
 		{"/a?b", false}, {"/a?c", true}, {"https://h/a?b=1", false}, {"/a#?b", true},
 		{"/x?q=1", false}, {"/x?r=1", true}, {"https://u:p@h/a?b", false},
-		{"mailto:x", true},
+		{"mailto:x", true}, {"http://h#/a?b", false}, {"http://h?a#x", true}, {"/a?b#", false}, {"/%61?b#c", false},
+		{"a?b", false}, {"#x", false},
 	}
 	for _, tt := range tests {
 		if got := r.Allowed("bot", tt.target); got != tt.want {
