@@ -348,7 +348,8 @@ func (w *Web) Mirrors() map[string]string {
 
 // Seeds returns the home pages of the ordinary hosts whose robots.txt is the
 // permissive "plain" variant (h000, h009, h018, ...): a seed set from which
-// every ordinary host is reachable.
+// the home page of every ordinary host is reachable, but for the hosts whose
+// robots.txt forbids it (the 5xx variant; the agents variant for evilbot).
 func (w *Web) Seeds() []string {
 	var out []string
 	for _, h := range w.ordinary {

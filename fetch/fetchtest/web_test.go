@@ -753,3 +753,21 @@ func TestProxyForm(t *testing.T) {
 		t.Errorf("log %+v", l)
 	}
 }
+
+func TestSeedsReachEveryHost(t *testing.T) {
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 11, Hosts: 40})
+	defer w.Close()
+	reach := w.Reachable("crawlkit")
+	for _, h := range w.OrdinaryHosts() {
+		home := w.URL(h, "/")
+		_, found := slices.BinarySearch(reach, home)
+		if want := w.RobotsVariant(h) != "5xx"; found != want {
+			t.Errorf("%s (robots %s): home reachable %v", h, w.RobotsVariant(h), found)
+		}
+	}
+	for _, s := range w.Seeds() {
+		if w.RobotsVariant(strings.Split(strings.TrimPrefix(s, "http://"), ":")[0]) != "plain" {
+			t.Errorf("seed %s is not on a plain host", s)
+		}
+	}
+}
