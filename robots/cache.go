@@ -127,6 +127,19 @@ func (o *Options) ensureDefaults() {
 	}
 }
 
+// Stats counts what a Cache has done since NewCache, so that a crawler can
+// report robots.txt failures instead of losing them.
+type Stats struct {
+	Hits        int64 // answers from a fresh cached entry
+	Waits       int64 // answers that waited for a fetch in flight
+	Fetches     int64 // robots.txt fetches (one per host per expiry)
+	Unavailable int64 // fetches that found no file: 4xx, redirect limit (allow all)
+	Unreachable int64 // fetches that failed: 5xx, 429, network error
+	Stale       int64 // failures answered with the last good copy
+	Fallbacks   int64 // failures answered "allow all" after UnreachableAfter
+	Evictions   int64 // hosts dropped to respect MaxEntries
+}
+
 // hostKey identifies a robots.txt: RFC 9309 §2.3 scopes it to scheme, host
 // and port.
 type hostKey struct{ scheme, host string }
@@ -163,6 +176,7 @@ type Cache struct {
 
 	mu      sync.Mutex
 	closed  bool
+	stats   Stats
 	entries map[hostKey]*entry
 	head    *entry // most recently used
 	tail    *entry // least recently used
@@ -270,6 +284,13 @@ func (c *Cache) Delay(host string) (d time.Duration, capped bool) {
 	return d, false
 }
 
+// Stats returns the counters so far. Safe for concurrent use.
+func (c *Cache) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
 // Len returns the number of hosts cached. Safe for concurrent use.
 func (c *Cache) Len() int {
 	c.mu.Lock()
@@ -294,16 +315,19 @@ func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
 	}
 	if e.fetching == nil && (e.rules == nil || !c.opts.Now().Before(e.expires)) {
 		e.fetching = make(chan struct{})
+		c.stats.Fetches++
 		c.wg.Add(1)
 		go c.refresh(e, e.fetching)
 	}
 	c.evict()
 	if e.fetching == nil {
 		r := e.rules
+		c.stats.Hits++
 		c.mu.Unlock()
 		return r, nil
 	}
 	done := e.fetching
+	c.stats.Waits++
 	c.mu.Unlock()
 
 	select {
@@ -326,15 +350,19 @@ func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
 func (c *Cache) refresh(e *entry, done chan struct{}) {
 	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.FetchTimeout)
-	r, ok := c.fetch(ctx, e.key)
+	r, outcome := c.fetch(ctx, e.key)
 	cancel()
 	now := c.opts.Now()
 
 	c.mu.Lock()
-	if ok {
+	if outcome != unreachable {
+		if outcome == unavailable {
+			c.stats.Unavailable++
+		}
 		e.rules, e.good, e.failingSince = r, r, time.Time{}
 		e.expires = now.Add(c.opts.TTL)
 	} else {
+		c.stats.Unreachable++
 		if e.failingSince.IsZero() {
 			e.failingSince = now
 		}
@@ -343,8 +371,10 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 			// §2.4: a cached copy may be used beyond 24 h while the file is
 			// unreachable.
 			e.rules = e.good
+			c.stats.Stale++
 		case now.Sub(e.failingSince) >= c.opts.UnreachableAfter:
 			e.rules = allowAllRules
+			c.stats.Fallbacks++
 		default:
 			e.rules = disallowAllRules
 		}
@@ -355,33 +385,40 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 	c.mu.Unlock()
 }
 
+type outcome uint8
+
+const (
+	fetched     outcome = iota // 2xx: the file's rules
+	unavailable                // 4xx or redirect limit: allow all
+	unreachable                // 5xx, 429, network failure
+)
+
 // fetch gets the robots.txt of key, following up to MaxRedirects redirects.
-// ok is false when the file is unreachable (5xx, 429, network failure).
-func (c *Cache) fetch(ctx context.Context, key hostKey) (r *Rules, ok bool) {
+func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome) {
 	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
 	for hop := 0; ; hop++ {
 		resp, err := c.opts.Fetch(ctx, target.String())
 		if err != nil || resp == nil {
-			return disallowAllRules, false
+			return disallowAllRules, unreachable
 		}
 		switch s := resp.Status; {
 		case s >= 200 && s < 300:
-			return Parse(s, resp.Body), true
+			return Parse(s, resp.Body), fetched
 		case s >= 300 && s < 400:
 			if hop >= c.opts.MaxRedirects || resp.Location == "" {
-				return allowAllRules, true // §2.3.1.2: unavailable
+				return allowAllRules, unavailable // §2.3.1.2
 			}
 			next, err := target.Parse(resp.Location)
 			if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
-				return allowAllRules, true
+				return allowAllRules, unavailable
 			}
 			target = next
 		case s == 429 || s >= 500 && s < 600:
-			return disallowAllRules, false
+			return disallowAllRules, unreachable
 		case s >= 400 && s < 500:
-			return allowAllRules, true
+			return allowAllRules, unavailable
 		default:
-			return disallowAllRules, false
+			return disallowAllRules, unreachable
 		}
 	}
 }
@@ -420,6 +457,7 @@ func (c *Cache) evict() {
 		if e.fetching == nil {
 			c.unlink(e)
 			delete(c.entries, e.key)
+			c.stats.Evictions++
 		}
 		e = prev
 	}

@@ -221,6 +221,9 @@ func TestCacheUsesCachedCopyWhileFailing(t *testing.T) {
 			t.Fatalf("day %d of failures: cached copy not used", day)
 		}
 	}
+	if st := c.Stats(); st.Unreachable != 40 || st.Stale != 40 || st.Fallbacks != 0 {
+		t.Errorf("Stats = %+v, want 40 failures answered from the cached copy", st)
+	}
 	// Recovery installs the new file.
 	s.set(robots, 200, "User-agent: *\nDisallow: /y\n")
 	clk.Advance(10 * time.Minute)
@@ -265,6 +268,9 @@ func TestCacheUnreachableFallback(t *testing.T) {
 	// 30 days of failures: the host is treated as having no robots.txt.
 	if !allowed(t, c, "http://a.test/y") {
 		t.Error("no fallback after 30 days unreachable")
+	}
+	if st := c.Stats(); st.Fallbacks != 1 || st.Unreachable != 30*24+1 || st.Stale != 0 {
+		t.Errorf("Stats = %+v, want 721 failures, the last one a fallback", st)
 	}
 	// A success resets the failure run.
 	s.set(robots, 200, disallowX)
@@ -362,6 +368,9 @@ func TestCacheLRU(t *testing.T) {
 	allowed(t, c, "http://b.test/")
 	if a, b := s.count("http://a.test/robots.txt"), s.count("http://b.test/robots.txt"); a != 1 || b != 2 {
 		t.Errorf("fetches a=%d b=%d, want 1 and 2 (b evicted)", a, b)
+	}
+	if st := c.Stats(); st.Evictions != 2 || st.Fetches != 4 || st.Hits != 2 || st.Unavailable != 4 {
+		t.Errorf("Stats = %+v, want 2 evictions, 4 fetches (all 404), 2 hits", st)
 	}
 }
 

@@ -92,6 +92,9 @@ func TestCacheOnSimulatedWeb(t *testing.T) {
 	if len(got) != len(hosts) {
 		t.Errorf("robots.txt fetched for %d hosts, want %d", len(got), len(hosts))
 	}
+	if st := c.Stats(); st.Fetches != int64(len(hosts)) || st.Hits+st.Waits != int64(len(urls)-len(hosts)) {
+		t.Errorf("Stats = %+v: want %d fetches and %d other answers (robots.txt URLs need none)", st, len(hosts), len(urls)-len(hosts))
+	}
 	// Crawl-delay reaches politeness.
 	for _, h := range hosts {
 		if w.RobotsVariant(h) == "crawl-delay" {
