@@ -20,8 +20,8 @@ import (
 // concurrent use: a lookup holds a lock only for a map access, never during
 // a query, so any number of lookups proceed independently.
 //
-// A cache hit costs about 50 ns and does not allocate: the returned slice
-// is the cached one and must not be modified. A miss starts a resolution in
+// A cache hit costs well under 100 ns of CPU and does not allocate: the
+// returned slice is the cached one and must not be modified. A miss starts a resolution in
 // a goroutine of its own that outlives the caller's context (its answer
 // still fills the cache); Close ends them.
 type Caching struct {
@@ -53,7 +53,9 @@ type Caching struct {
 var _ Resolver = (*Caching)(nil)
 
 // clockTick is the resolution of the cache-hit clock: an entry may be
-// served up to this long after its TTL ran out.
+// served about this long after its TTL ran out (longer if the scheduler
+// starves the clock goroutine). The goroutine wakes 1/clockTick times a
+// second, also when the resolver is idle.
 const clockTick = 50 * time.Millisecond
 
 // New returns a caching resolver configured by opts (nil: all defaults).
@@ -104,9 +106,10 @@ func (c *Caching) tick() {
 	}
 }
 
-// now returns the resolver's clock for cache lookups.
+// now returns the resolver's clock for cache lookups. After Close the
+// coarse clock stops, so the precise one takes over.
 func (c *Caching) now() int64 {
-	if c.fake {
+	if c.fake || c.closed.Load() {
 		return c.preciseNow()
 	}
 	return c.coarse.Load()

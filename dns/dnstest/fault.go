@@ -62,7 +62,8 @@ type faultState struct {
 }
 
 // SetFault makes queries for name misbehave as f describes; a name "*.zone"
-// applies f to every name strictly under zone that has no fault of its own.
+// applies f to every name strictly under zone that has no fault of its own
+// ("*." to every name), the closest such zone winning.
 // SetFault(name, Fault{}) removes the fault. Setting a fault resets its
 // query counters (Flap, First).
 func (s *Server) SetFault(name string, f Fault) {
@@ -82,7 +83,7 @@ func (s *Server) faultFor(name, qtype string) (Fault, bool) {
 	fs := s.faults[name]
 	if fs == nil {
 		for suffix := range parents(name) {
-			if fs = s.faults["*."+suffix]; fs != nil {
+			if fs = s.faults[wildcard(suffix)]; fs != nil {
 				break
 			}
 		}

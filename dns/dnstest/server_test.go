@@ -236,6 +236,12 @@ func TestFaultSchedules(t *testing.T) {
 		{"first 2", Fault{Mode: ServFail, First: 2}, "SSNNN"},
 		{"flap first 2", Fault{Mode: ServFail, Flap: true, First: 2}, "SNSNN"},
 	}
+	// A fault on the root wildcard covers every name.
+	s := newTestServer(t, Config{})
+	s.SetFault("*.", Fault{Mode: Refused})
+	if m, _, err := ask(t, s, "udp", "a.test", mdns.TypeA, time.Second); err != nil || m.Rcode != mdns.RcodeRefused {
+		t.Errorf("root wildcard fault: %v %v", m, err)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTestServer(t, Config{})
