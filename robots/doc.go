@@ -27,8 +27,8 @@
 // Allowed selects the group whose product token equals the crawler's,
 // case-insensitively and never by prefix ("foo" does not apply to "foobot"),
 // and falls back to the "*" group only when no group names the crawler. Among
-// the group's rules that match, the one with the longest pattern as written
-// wins, and allow wins a tie. A pattern matches from the start of the path
+// the matching rules of the selected groups (merged), the one with the longest
+// pattern as written wins, and allow wins a tie. A pattern matches from the start of the path
 // and query; '*' matches any run of characters and a final '$' anchors the
 // end. Both the patterns and the URL are compared in a canonical form:
 // percent-encoded unreserved characters are decoded ("%62" is "b"), every other
@@ -57,7 +57,8 @@
 // entirely, and after Options.UnreachableAfter (30 days) of failures it is
 // treated as having no robots.txt, as §2.3.1.4 allows. One fetch per host runs
 // at a time and concurrent callers wait for it; the cache is an LRU bounded
-// by Options.MaxEntries.
+// by Options.MaxEntries. Cache.Stats counts fetches, failures, stale answers
+// and evictions.
 //
 // The Cache fetches through a FetchFunc: HTTPFetch over a net/http client by
 // default, or FromFetcher over the crawler's fetch.Fetcher so that robots.txt
@@ -86,8 +87,8 @@
 //     '#' inside a value are mis-tokenised. Replaced by the line parser of
 //     parse.go.
 //   - Parser: one bad line (a rule before the first user-agent, a malformed
-//     Crawl-delay, a pattern its regexp compiler refuses) makes FromBytes
-//     return an error for the whole file; RFC 9309 skips the line. Replaced.
+//     Crawl-delay) makes FromBytes return an error for the whole file; RFC
+//     9309 skips the line. Replaced.
 //   - Groups: FindGroup matches agents by prefix ("foo" applies to "foobot")
 //     and a group without rules is never recorded, so its agent falls back to
 //     "*". Its groups and rules are unexported, so a matcher of our own over
