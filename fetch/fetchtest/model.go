@@ -241,6 +241,12 @@ func (w *Web) pageLinks(h *hostInfo, j int) []link {
 	}
 	r := newRNG(w.seed, tagLinks, h.index, j)
 	var out []link
+	// Relative links are written against the document's base: its own
+	// path, or the directory its <base href> names.
+	from := p.path
+	if _, dir := w.pageBase(h, j); dir != "" {
+		from = dir
+	}
 	same := func(t int) {
 		var text string
 		if t < h.nbase {
@@ -248,10 +254,10 @@ func (w *Web) pageLinks(h *hostInfo, j int) []link {
 		} else {
 			text = w.clusterTitle(w.ordinary[h.index].synd[t-h.nbase].cluster)
 		}
-		out = append(out, link{w.sameHref(&r, h, p.path, m.pages[t].path), text})
+		out = append(out, link{w.sameHref(&r, h, from, m.pages[t].path), text})
 	}
 	if j != 0 {
-		out = append(out, link{w.sameHref(&r, h, p.path, "/"), "Home"})
+		out = append(out, link{w.sameHref(&r, h, from, "/"), "Home"})
 	}
 	if p.kind == pageArticle {
 		return out
@@ -305,6 +311,27 @@ func (w *Web) pageLinks(h *hostInfo, j int) []link {
 		out = append(out, link{"#comments", "comments"})
 	}
 	return out
+}
+
+// baseDirs are the directories a page's <base href> may name.
+var baseDirs = []string{"/docs/", "/blog/", "/news/"}
+
+// pageBase returns the <base href> of page j of ordinary host h and the
+// directory it names, or "", "" for the nine pages in ten without one. Half
+// the bases are absolute URLs of h, half root-relative paths.
+func (w *Web) pageBase(h *hostInfo, j int) (href, dir string) {
+	if j == 0 || h.model().pages[j].kind != pageHTML {
+		return "", ""
+	}
+	r := newRNG(w.seed, tagBase, h.index, j)
+	if r.intn(10) != 0 {
+		return "", ""
+	}
+	dir = baseDirs[r.intn(len(baseDirs))]
+	if r.intn(2) == 0 {
+		return w.base(h.name) + dir, dir
+	}
+	return dir, dir
 }
 
 // sameHref writes a link from path from to path to on the same host in one of

@@ -23,6 +23,7 @@ const (
 	tagLatest
 	tagPlacement
 	tagCharset
+	tagBase
 )
 
 func mix64(z uint64) uint64 {

@@ -43,7 +43,13 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 	r := newRNG(w.seed, tagBody, o.index, j)
 	b.WriteString(htmlHead)
 	b.WriteString(html.EscapeString(title))
-	b.WriteString("</title>\n<meta name=\"description\" content=\"")
+	b.WriteString("</title>\n")
+	if href, _ := w.pageBase(o, j); href != "" {
+		b.WriteString("<base href=\"")
+		b.WriteString(html.EscapeString(href))
+		b.WriteString("\">\n")
+	}
+	b.WriteString("<meta name=\"description\" content=\"")
 	r.sentence(b, 8, 14)
 	b.WriteString("\">\n</head>\n<body>\n<header><p class=\"site\">")
 	b.WriteString(o.name)

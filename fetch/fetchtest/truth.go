@@ -95,7 +95,8 @@ func (w *Web) PagesOf(host string) []string {
 }
 
 // Links returns the out-links of pageURL as a correct parser sees them: the
-// href of every <a> element resolved against pageURL (RFC 3986), fragment
+// href of every <a> element resolved (RFC 3986) against the document's base
+// URL (pageURL, or its <base href> where a page has one), fragment
 // removed, host lower-cased, query parameters sorted; duplicates removed, in
 // order of first appearance. For a redirect it returns the Location target.
 // It returns nil for URLs that are not pages or redirects, and for trap
@@ -115,6 +116,10 @@ func (w *Web) Links(pageURL string) []string {
 			o = w.ordinary[h.index]
 		}
 		links = w.pageLinks(o, rt.page)
+		if href, _ := w.pageBase(o, rt.page); href != "" {
+			ref, _ := url.Parse(href)
+			base = base.ResolveReference(ref)
+		}
 	case routeCharset:
 		links = w.charsetLinks(h, rt.page)
 	case routeRedirect:

@@ -123,8 +123,9 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// extractLinks parses HTML and resolves every <a href> against base the way
-// the ground truth promises: fragment dropped, host lower-cased.
+// extractLinks parses HTML and resolves every <a href> against the page's
+// base (its URL or its first <base href>) the way the ground truth promises:
+// fragment dropped, host lower-cased.
 func extractLinks(t *testing.T, base string, body []byte) []string {
 	t.Helper()
 	b, err := url.Parse(base)
@@ -134,6 +135,20 @@ func extractLinks(t *testing.T, base string, body []byte) []string {
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for n := range doc.Descendants() {
+		if n.Type == html.ElementNode && n.Data == "base" {
+			for _, a := range n.Attr {
+				if a.Key == "href" {
+					ref, err := url.Parse(a.Val)
+					if err != nil {
+						t.Fatalf("%s: bad base %q", base, a.Val)
+					}
+					b = b.ResolveReference(ref)
+				}
+			}
+			break
+		}
 	}
 	var out []string
 	seen := map[string]bool{}
