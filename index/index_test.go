@@ -69,7 +69,7 @@ func collection(tb testing.TB) ([]index.Document, []index.Query) {
 	docs := indextest.Corpus(cfg)
 	var qs []index.Query
 	seen := map[string]bool{}
-	for _, s := range indextest.QueryLog(cfg, 400) {
+	for _, s := range indextest.QueryLog(cfg, 200) {
 		if seen[s] {
 			continue
 		}
@@ -230,7 +230,7 @@ func TestPruning(t *testing.T) {
 
 func TestReplaceDeleteCompact(t *testing.T) {
 	docs, qs := collection(t)
-	docs = docs[:600]
+	docs, qs = docs[:600], qs[:60]
 	ref := index.NewReference(index.ShardOptions{})
 	s := index.NewShard(index.ShardOptions{})
 	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 3})

@@ -41,7 +41,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // (about the size of the file). Terms are written in ascending order, so
 // equal shards produce equal files.
 func (s *Shard) WriteTo(w io.Writer) (int64, error) {
-	s.mu.RLock()
+	s.rlockSealed()
 	e := enc{b: make([]byte, headerSize, headerSize+64*len(s.docs))}
 	e.uvarint(uint64(len(s.docs)))
 	for id, d := range s.docs {
@@ -124,6 +124,7 @@ func (s *Shard) ReadFrom(r io.Reader) (int64, error) {
 	}
 	s.mu.Lock()
 	s.dict, s.docs, s.byURL, s.deleted, s.live, s.liveLen = st.dict, st.docs, st.byURL, st.deleted, st.live, st.liveLen
+	s.dirty = nil
 	s.mu.Unlock()
 	return read, nil
 }

@@ -44,8 +44,9 @@ type Shard struct {
 	docs    []docEntry
 	byURL   map[string]uint32
 	deleted *roaring.Bitmap
-	live    int64 // live documents
-	liveLen int64 // sum of lengths of live documents
+	live    int64          // live documents
+	liveLen int64          // sum of lengths of live documents
+	dirty   []*postingList // lists with pending postings
 
 	// scratch for Add, guarded by mu
 	tf    map[string]uint32
@@ -100,7 +101,9 @@ func (s *Shard) Add(d Document) (replaced bool, err error) {
 			pl = newPostingList()
 			s.dict[strings.Clone(t)] = pl
 		}
-		pl.add(id, n, dl)
+		if pl.add(id, n, dl) {
+			s.dirty = append(s.dirty, pl)
+		}
 	}
 	url := strings.Clone(d.URL)
 	s.docs = append(s.docs, docEntry{url: url, title: strings.Clone(d.Title), len: dl})
@@ -164,6 +167,7 @@ func (s *Shard) Compact() {
 	if s.deleted.IsEmpty() {
 		return
 	}
+	s.dirty = sealAll(s.dirty)
 	remap := make([]uint32, len(s.docs))
 	docs := make([]docEntry, 0, s.live)
 	for id := range s.docs {
@@ -202,6 +206,7 @@ func rewrite(pl *postingList, remap []uint32, docs []docEntry) *postingList {
 	if len(npl.freqs) == 0 {
 		return nil
 	}
+	npl.seal()
 	npl.docs.RunOptimize()
 	return npl
 }
@@ -209,7 +214,7 @@ func rewrite(pl *postingList, remap []uint32, docs []docEntry) *postingList {
 // Stats reports the shard's live statistics for terms (nil means every
 // term). Cost: O(containers) per term when there are deletions.
 func (s *Shard) Stats(ctx context.Context, terms []string) (*Stats, error) {
-	s.mu.RLock()
+	s.rlockSealed()
 	defer s.mu.RUnlock()
 	st := &Stats{Docs: s.live, Length: s.liveLen}
 	if terms == nil {
@@ -241,7 +246,7 @@ func (s *Shard) Search(ctx context.Context, q Query, global *Stats) (*Result, er
 		return nil, &Error{Op: "search", Err: err}
 	}
 	q = q.Normalize()
-	s.mu.RLock()
+	s.rlockSealed()
 	defer s.mu.RUnlock()
 	if global == nil {
 		var err error
@@ -251,6 +256,20 @@ func (s *Shard) Search(ctx context.Context, q Query, global *Stats) (*Result, er
 	}
 	hits, n := s.searchLocked(q, global)
 	return &Result{Hits: hits, Postings: n}, nil
+}
+
+// rlockSealed read-locks the shard with every posting list sealed.
+func (s *Shard) rlockSealed() {
+	for {
+		s.mu.RLock()
+		if len(s.dirty) == 0 {
+			return
+		}
+		s.mu.RUnlock()
+		s.mu.Lock()
+		s.dirty = sealAll(s.dirty)
+		s.mu.Unlock()
+	}
 }
 
 func (s *Shard) statsLocked(terms []string) (*Stats, error) {

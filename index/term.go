@@ -32,8 +32,9 @@ type PostingSource interface {
 // posting lists of those terms, over global document ids. It is written
 // through its TermIndex. Safe for concurrent use.
 type TermShard struct {
-	mu   sync.RWMutex
-	dict map[string]*postingList
+	mu    sync.RWMutex
+	dict  map[string]*postingList
+	dirty []*postingList
 }
 
 var _ PostingSource = (*TermShard)(nil)
@@ -46,7 +47,16 @@ func (ts *TermShard) Postings(ctx context.Context, terms []string) ([]PostingLis
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "postings", Err: err}
 	}
-	ts.mu.RLock()
+	for {
+		ts.mu.RLock()
+		if len(ts.dirty) == 0 {
+			break
+		}
+		ts.mu.RUnlock()
+		ts.mu.Lock()
+		ts.dirty = sealAll(ts.dirty)
+		ts.mu.Unlock()
+	}
 	defer ts.mu.RUnlock()
 	out := make([]PostingList, len(terms))
 	for i, t := range terms {
@@ -160,15 +170,21 @@ func (ti *TermIndex) Add(d Document) (replaced bool, err error) {
 		ti.tf[t]++
 	}
 	dl := uint32(len(ti.terms))
+	for _, s := range ti.shards {
+		s.mu.Lock()
+	}
 	for t, n := range ti.tf {
 		s := ti.shards[ti.Owner(t)]
-		s.mu.Lock()
 		pl := s.dict[t]
 		if pl == nil {
 			pl = newPostingList()
 			s.dict[strings.Clone(t)] = pl
 		}
-		pl.add(id, n, dl)
+		if pl.add(id, n, dl) {
+			s.dirty = append(s.dirty, pl)
+		}
+	}
+	for _, s := range ti.shards {
 		s.mu.Unlock()
 	}
 	url := strings.Clone(d.URL)
@@ -201,6 +217,7 @@ func (ti *TermIndex) Compact() {
 	}
 	for _, s := range ti.shards {
 		s.mu.Lock()
+		s.dirty = sealAll(s.dirty)
 		for t, pl := range s.dict {
 			if npl := rewrite(pl, remap, docs); npl != nil {
 				s.dict[t] = npl
