@@ -63,7 +63,6 @@ type group struct {
 	rules      []rule
 	index      *node // radix tree over rules, nil for small groups
 	crawlDelay time.Duration
-	hasDelay   bool
 }
 
 var (
@@ -113,16 +112,19 @@ type rawGroup struct {
 	agents     []string // product tokens, lower case; "*" for the wildcard
 	rules      []rule
 	crawlDelay time.Duration
-	hasDelay   bool
 }
 
 func parse(body []byte) *Rules {
 	if len(body) > MaxSize {
+		next := body[MaxSize]
 		body = body[:MaxSize]
-		if i := bytes.LastIndexAny(body, "\r\n"); i >= 0 {
-			body = body[:i]
-		} else {
-			body = nil
+		if next != '\n' && next != '\r' {
+			// The limit falls inside a line: drop the line.
+			if i := bytes.LastIndexAny(body, "\r\n"); i >= 0 {
+				body = body[:i]
+			} else {
+				body = nil
+			}
 		}
 	}
 	body = trimBOM(body)
@@ -179,7 +181,7 @@ func parse(body []byte) *Rules {
 				continue
 			}
 			if d, ok := parseDelay(val); ok {
-				cur.crawlDelay, cur.hasDelay = max(cur.crawlDelay, d), true
+				cur.crawlDelay = max(cur.crawlDelay, d)
 			}
 		case bytes.EqualFold(key, []byte("sitemap")):
 			// Not a group member (§2.2.4): it neither ends nor joins a group.
@@ -193,7 +195,7 @@ func parse(body []byte) *Rules {
 
 	r := &Rules{kind: parsed, sitemaps: sitemaps, groups: make(map[string]groups)}
 	for _, rg := range raws {
-		g := &group{rules: slices.Clip(rg.rules), crawlDelay: rg.crawlDelay, hasDelay: rg.hasDelay}
+		g := &group{rules: slices.Clip(rg.rules), crawlDelay: rg.crawlDelay}
 		slices.SortStableFunc(g.rules, func(x, y rule) int {
 			if x.length != y.length {
 				return y.length - x.length

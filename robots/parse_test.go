@@ -266,6 +266,24 @@ func TestParsesAtLeast500KiB(t *testing.T) {
 	}
 }
 
+// A line that ends exactly at the limit is complete and kept.
+func TestLimitOnLineEnd(t *testing.T) {
+	head := "User-agent: *\n"
+	rule := "Disallow: /edge"
+	pad := strings.Repeat("#", MaxSize-len(head)-len(rule)-1) + "\n"
+	for _, tail := range []string{"\n", "\r\n", "\r"} {
+		r := Parse(200, []byte(head+pad+rule+tail+"Disallow: /beyond\n"))
+		if r.Allowed("x", "/edge") || !r.Allowed("x", "/beyond") {
+			t.Errorf("tail %q: /edge allowed %v, /beyond allowed %v", tail, r.Allowed("x", "/edge"), r.Allowed("x", "/beyond"))
+		}
+	}
+	// One byte more and the line straddles the limit: dropped.
+	r := Parse(200, []byte(head+pad+rule+"x\n"))
+	if !r.Allowed("x", "/edgex") {
+		t.Error("straddling line applied")
+	}
+}
+
 func TestStatus(t *testing.T) {
 	body := []byte("User-agent: *\nDisallow: /x\n")
 	tests := []struct {
