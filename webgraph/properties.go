@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Code names an instantaneous code for one component of a BV graph stream.
@@ -275,6 +276,12 @@ func (p *Properties) WriteTo(w io.Writer) (int64, error) {
 func escapeJava(s string, key bool) string {
 	var sb strings.Builder
 	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, w := utf8.DecodeRuneInString(s[i:]); w == 1 {
+				sb.WriteByte(s[i]) // not UTF-8: keep the byte as it is
+				continue
+			}
+		}
 		switch {
 		case r == '\\' || r == '=' || r == ':' || r == '#' || r == '!':
 			sb.WriteByte('\\')

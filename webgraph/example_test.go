@@ -1,0 +1,41 @@
+package webgraph_test
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/crawlkit/crawlkit/webgraph"
+)
+
+// Example compresses the four rows of the book's Figure 20.6 (plus empty
+// rows up to node 144), reads them back and queries the in-memory store.
+func Example() {
+	rows := make([][]int, 145)
+	rows[0] = []int{1, 2, 4, 8, 16, 32, 64}
+	rows[1] = []int{1, 4, 9, 16, 25, 36, 49, 64}
+	rows[2] = []int{1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144}
+	rows[3] = []int{1, 4, 8, 16, 25, 36, 49, 64}
+
+	var graph, offsets bytes.Buffer
+	enc, _ := webgraph.NewEncoder(&graph, &offsets, nil) // Java WebGraph defaults
+	for _, r := range rows {
+		enc.Add(r)
+	}
+	props, _ := enc.Close()
+	g, err := webgraph.Load(props, graph.Bytes(), offsets.Bytes())
+	if err != nil {
+		panic(err)
+	}
+	succ, _ := g.Successors(3, nil)
+	fmt.Println(g.NumArcs(), "arcs in", g.StreamBits(), "bits; row 4:", succ)
+
+	s := webgraph.NewMemStore([]webgraph.Link{
+		{Src: "http://www.stanford.edu/alchemy", Dst: "http://www.stanford.edu/biology"},
+		{Src: "http://www.mit.edu/", Dst: "http://www.stanford.edu/biology"},
+	})
+	in, _ := webgraph.InURLs(s, "http://www.stanford.edu/biology")
+	fmt.Println(in)
+	// Output:
+	// 34 arcs in 334 bits; row 4: [1 4 8 16 25 36 49 64]
+	// [http://www.mit.edu/ http://www.stanford.edu/alchemy]
+}
