@@ -136,3 +136,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonPath checks the canonical form of request paths: no panic, only
+// printable ASCII out, idempotent (a canonical URL stays as it is, so a crawler
+// may store either form), and the same decision for a URL and its canonical
+// form.
+func FuzzCanonPath(f *testing.F) {
+	for _, s := range []string{"/", "/a%62c", "https://h/p?u=https://x/y#f", "/%E3%83%84/\u30c4", "/%zz%", "//h?q", "/*$%2a%24", "http://h#/x"} {
+		f.Add(s)
+	}
+	r := Parse(200, []byte("User-agent: *\nDisallow: /a\nAllow: /a*b$\nDisallow: /*?u=https%3A\nDisallow: /%E3\n"))
+	f.Fuzz(func(t *testing.T, target string) {
+		var b1, b2 [512]byte
+		c1 := strings.Clone(canonPath(b1[:], target))
+		for i := 0; i < len(c1); i++ {
+			if c1[i] <= ' ' || c1[i] >= 0x7f {
+				t.Fatalf("canonPath(%q) = %q has byte %#x", target, c1, c1[i])
+			}
+		}
+		if !strings.HasPrefix(c1, "/") {
+			t.Fatalf("canonPath(%q) = %q does not start with /", target, c1)
+		}
+		if c2 := canonPath(b2[:], c1); c2 != c1 {
+			t.Fatalf("not idempotent: %q -> %q -> %q", target, c1, c2)
+		}
+		if r.Allowed("x", target) != r.Allowed("x", c1) {
+			t.Fatalf("%q and its canonical form %q decided differently", target, c1)
+		}
+	})
+}

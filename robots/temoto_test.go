@@ -58,3 +58,22 @@ func TestTemotoDeviations(t *testing.T) {
 		t.Error("temoto now accepts a 3xx status")
 	}
 }
+
+// BenchmarkTemotoTestAgent times temoto's answer on the file and paths of
+// BenchmarkAllowed, for comparison (its answers differ where the doc says).
+func BenchmarkTemotoTestAgent(b *testing.B) {
+	data, err := robotstxt.FromBytes(hundredRules())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []string{"/articles/2024/05/some-long-article-name.html?page=2", "/section42/private/file.html"} {
+		b.Run(path[:9], func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := cpuNanos()
+			for b.Loop() {
+				data.TestAgent(path, "ExampleBot/1.0")
+			}
+			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
