@@ -115,9 +115,11 @@ type Mercator struct {
 	o       Options
 	f, b    int
 	store   Store
+	mem     *MemStore // store, when it is the default: refill moves items in place
 	clock   Clock
 	rng     *rand.Rand
 	back    []backQ
+	flen    []int // length of each front queue, mirrored to spare Store calls
 	table   map[string]int32
 	heap    []int32
 	idle    []int32
@@ -149,10 +151,12 @@ func NewMercator(o Options) (*Mercator, error) {
 		o: o, f: o.FrontQueues, b: o.BackQueues, store: o.Store, clock: o.Clock,
 		rng:     rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
 		back:    make([]backQ, o.BackQueues),
+		flen:    make([]int, o.FrontQueues),
 		table:   make(map[string]int32),
 		retired: make(map[string]int64),
 		sweepAt: 1024,
 	}
+	m.mem, _ = m.store.(*MemStore)
 	for j := m.b - 1; j >= 0; j-- {
 		m.back[j].hidx = -1
 		m.idle = append(m.idle, int32(j))
@@ -180,6 +184,9 @@ func NewMercator(o Options) (*Mercator, error) {
 			}
 		}
 	}
+	for q := range m.flen {
+		m.flen[q] = m.store.Len(q)
+	}
 	if err := m.fillIdle(m.clock.Now()); err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
@@ -202,7 +209,10 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 	}
 	now := m.clock.Now()
 	for i := range urls {
-		u := urls[i]
+		// m.one is the working copy: it lives in m, so handing its
+		// address to the prioritizer costs no allocation.
+		u := &m.one[0]
+		*u = urls[i]
 		if u.URL == "" {
 			return &Error{Op: "add", Err: errEmptyURL}
 		}
@@ -211,16 +221,16 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 		}
 		m.stats.Added++
 		if u.Due.After(now) {
-			if err := m.store.Defer(u); err != nil {
+			if err := m.store.Defer(m.one[:]...); err != nil {
 				return &Error{Op: "add", URL: u.URL, Err: err}
 			}
 			continue
 		}
-		u.Priority = m.clamp(m.o.Prioritizer.Priority(&u, m.f))
-		m.one[0] = u
+		u.Priority = m.clamp(m.o.Prioritizer.Priority(u, m.f))
 		if err := m.store.Push(u.Priority, m.one[:]...); err != nil {
 			return &Error{Op: "add", URL: u.URL, Err: err}
 		}
+		m.flen[u.Priority]++
 		m.queued++
 	}
 	m.one[0] = URL{}
@@ -337,6 +347,7 @@ func (m *Mercator) releaseDue(now time.Time) error {
 			if err := m.store.Push(u.Priority, m.dueBuf[i:i+1]...); err != nil {
 				return err
 			}
+			m.flen[u.Priority]++
 			m.queued++
 		}
 		clear(m.dueBuf)
@@ -438,8 +449,8 @@ func (m *Mercator) retire(key string, te int64, now time.Time) {
 func (m *Mercator) pickFront() int {
 	total := 0.0
 	last := -1
-	for q := 0; q < m.f; q++ {
-		if m.store.Len(q) > 0 {
+	for q, n := range m.flen {
+		if n > 0 {
 			total += m.o.Weights[q]
 			last = q
 		}
@@ -448,8 +459,8 @@ func (m *Mercator) pickFront() int {
 		return -1
 	}
 	r := m.rng.Float64() * total
-	for q := 0; q < m.f; q++ {
-		if m.store.Len(q) > 0 {
+	for q, n := range m.flen {
+		if n > 0 {
 			r -= m.o.Weights[q]
 			if r < 0 {
 				return q
@@ -468,13 +479,28 @@ func (m *Mercator) refill(j int32) error {
 		if q < 0 {
 			return nil
 		}
+		if m.mem != nil && m.mem.Len(q) > 0 {
+			m.flen[q]--
+			key := m.mem.headKey(q)
+			if k, ok := m.table[key]; ok {
+				m.mem.move(q, m.f+int(k))
+				continue
+			}
+			m.table[key] = j
+			m.back[j].key = key
+			m.mem.move(q, m.f+int(j))
+			return nil
+		}
 		v, ok, err := m.store.Pop(q)
 		if err != nil {
 			return err
 		}
 		if !ok {
+			// The store disagrees with flen; trust the store.
+			m.flen[q] = 0
 			continue
 		}
+		m.flen[q]--
 		m.one[0] = v
 		if k, ok := m.table[v.Key]; ok {
 			err = m.store.Push(m.f+int(k), m.one[:]...)
@@ -497,9 +523,11 @@ func (m *Mercator) refill(j int32) error {
 func (m *Mercator) activate(j int32, now time.Time) {
 	b := &m.back[j]
 	b.te = now.UnixNano()
-	if t, ok := m.retired[b.key]; ok {
-		b.te = max(b.te, t)
-		delete(m.retired, b.key)
+	if len(m.retired) > 0 {
+		if t, ok := m.retired[b.key]; ok {
+			b.te = max(b.te, t)
+			delete(m.retired, b.key)
+		}
 	}
 	m.heapPush(j)
 }

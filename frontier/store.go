@@ -280,3 +280,39 @@ type DurableStore interface {
 type Syncer interface {
 	Sync() error
 }
+
+// headKey returns the Key of the head of queue q; q must not be empty.
+func (s *MemStore) headKey(q int) string {
+	f := &s.queues[q]
+	return f.head.items[f.hi].key
+}
+
+// move pops the head of queue from and pushes it to queue to without
+// unpacking it: Mercator's refill on the default store.
+func (s *MemStore) move(from, to int) {
+	f := &s.queues[from]
+	it := f.head.items[f.hi]
+	f.head.items[f.hi] = item{}
+	f.hi++
+	f.n--
+	if f.n == 0 {
+		s.release(f.head)
+		f.head, f.tail, f.hi, f.ti = nil, nil, 0, 0
+	} else if f.hi == chunkSize {
+		c := f.head
+		f.head, f.hi = c.next, 0
+		s.release(c)
+	}
+	t := s.queue(to)
+	if t.tail == nil {
+		c := s.newChunk()
+		t.head, t.tail, t.hi, t.ti = c, c, 0, 0
+	} else if t.ti == chunkSize {
+		c := s.newChunk()
+		t.tail.next = c
+		t.tail, t.ti = c, 0
+	}
+	t.tail.items[t.ti] = it
+	t.ti++
+	t.n++
+}

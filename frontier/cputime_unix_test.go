@@ -1,0 +1,18 @@
+//go:build unix
+
+package frontier_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the CPU time (user + system) the process has used, so
+// that benchmarks can report CPU cost on a machine shared with others.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
