@@ -37,6 +37,10 @@ type Config struct {
 	Hosts   int     // number of hosts; 0 means Docs/20 + 1
 	MeanLen int     // mean words per document body; 0 means 150
 	Zipf    float64 // exponent of the word distribution (> 1); 0 means 1.07
+	// Topic is the share of each body's words drawn from its host's own
+	// small vocabulary (50 words), so that pages of a host are about the
+	// same things, as on the web; 0 means 0.2, negative means none.
+	Topic float64
 }
 
 func (c Config) withDefaults() Config {
@@ -54,6 +58,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Zipf <= 1 {
 		c.Zipf = 1.07
+	}
+	if c.Topic == 0 {
+		c.Topic = 0.2
 	}
 	return c
 }
@@ -73,17 +80,22 @@ func Word(i int) string {
 }
 
 // Corpus generates cfg.Docs documents. Each body has a length drawn around
-// MeanLen, words drawn from the Zipf distribution; titles have 2–6 words.
-// URLs are http://hNNNN.sim.test/p/ID, hosts drawn with a skew so a few
-// hosts hold many pages.
+// MeanLen, words drawn from the Zipf distribution, a share cfg.Topic of
+// them from the host's topic; titles have 2–6 words. URLs are
+// http://hNNNN.sim.test/p/ID, hosts drawn with a skew so a few hosts hold
+// many pages.
 func Corpus(cfg Config) []index.Document {
 	cfg = cfg.withDefaults()
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x1d3c))
 	words := rand.NewZipf(r, cfg.Zipf, 2, uint64(cfg.Vocab-1))
 	hosts := rand.NewZipf(r, 1.3, 4, uint64(cfg.Hosts-1))
+	topic := rand.NewZipf(r, 1.5, 2, 49)
 	docs := make([]index.Document, cfg.Docs)
 	var b strings.Builder
 	for i := range docs {
+		host := int(hosts.Uint64())
+		// Host topics start at rank 100: common enough to be queried.
+		topicBase := 100 + (host*53)%max(cfg.Vocab-200, 1)
 		b.Reset()
 		for j, n := 0, 2+r.IntN(5); j < n; j++ {
 			if j > 0 {
@@ -106,10 +118,14 @@ func Corpus(cfg Config) []index.Document {
 					b.WriteByte(' ')
 				}
 			}
-			b.WriteString(Word(int(words.Uint64())))
+			if r.Float64() < cfg.Topic {
+				b.WriteString(Word(min(topicBase+int(topic.Uint64()), cfg.Vocab-1)))
+			} else {
+				b.WriteString(Word(int(words.Uint64())))
+			}
 		}
 		docs[i] = index.Document{
-			URL:   fmt.Sprintf("http://h%04d.sim.test/p/%d", hosts.Uint64(), i),
+			URL:   fmt.Sprintf("http://h%04d.sim.test/p/%d", host, i),
 			Title: title,
 			Text:  b.String(),
 		}
