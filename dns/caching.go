@@ -256,24 +256,49 @@ type typeResult struct {
 
 // query resolves name for the configured families and returns the
 // addresses (A before AAAA) or the error, and how long to cache the outcome.
+//
+// With Network "ip" both families are asked in parallel; once one has
+// answered with addresses, the other gets at most Options.Timeout more, so
+// that a server which drops AAAA queries (there are such) does not hold a
+// host's IPv4 addresses back for the whole retry schedule.
 func (c *Caching) query(name string) ([]netip.Addr, time.Duration, error) {
+	ctx, cancel := context.WithCancel(c.life)
+	defer cancel()
 	fqdn := name + "."
 	var r4, r6 typeResult
 	switch c.opts.Network {
 	case "ip4":
-		r4 = c.lookupType(name, fqdn, mdns.TypeA)
+		r4 = c.lookupType(ctx, name, fqdn, mdns.TypeA)
 		r6.err = &Error{Name: name, Kind: NotFound, Err: errNoAddress}
 	case "ip6":
-		r6 = c.lookupType(name, fqdn, mdns.TypeAAAA)
+		r6 = c.lookupType(ctx, name, fqdn, mdns.TypeAAAA)
 		r4.err = &Error{Name: name, Kind: NotFound, Err: errNoAddress}
 	default:
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			r6 = c.lookupType(name, fqdn, mdns.TypeAAAA)
-		}()
-		r4 = c.lookupType(name, fqdn, mdns.TypeA)
-		<-done
+		ch4, ch6 := make(chan typeResult, 1), make(chan typeResult, 1)
+		go func() { ch4 <- c.lookupType(ctx, name, fqdn, mdns.TypeA) }()
+		go func() { ch6 <- c.lookupType(ctx, name, fqdn, mdns.TypeAAAA) }()
+		var grace *time.Timer
+		var graceC <-chan time.Time
+		for got4, got6 := false, false; !got4 || !got6; {
+			select {
+			case r4 = <-ch4:
+				got4 = true
+				ch4 = nil
+			case r6 = <-ch6:
+				got6 = true
+				ch6 = nil
+			case <-graceC:
+				cancel() // the laggard returns at once, with an error
+				graceC = nil
+			}
+			if grace == nil && (len(r4.addrs) > 0 || len(r6.addrs) > 0) && (!got4 || !got6) {
+				grace = time.NewTimer(c.opts.Timeout)
+				graceC = grace.C
+			}
+		}
+		if grace != nil {
+			grace.Stop()
+		}
 	}
 	if n := len(r4.addrs) + len(r6.addrs); n > 0 {
 		addrs := make([]netip.Addr, 0, n)
@@ -311,13 +336,13 @@ func clamp(ttl uint32, lo, hi time.Duration) time.Duration {
 
 // lookupType resolves one name and type, following CNAMEs across queries
 // when the server does not.
-func (c *Caching) lookupType(name, fqdn string, qtype uint16) typeResult {
+func (c *Caching) lookupType(ctx context.Context, name, fqdn string, qtype uint16) typeResult {
 	seen := map[string]bool{fqdn: true}
 	cur := fqdn
 	hops := 0
 	ttl := uint32(math.MaxUint32)
 	for {
-		m, server, err := c.exchange(name, cur, qtype)
+		m, server, err := c.exchange(ctx, name, cur, qtype)
 		if err != nil {
 			return typeResult{err: err}
 		}
@@ -348,7 +373,7 @@ func (c *Caching) lookupType(name, fqdn string, qtype uint16) typeResult {
 // after that it sits out its wait first, so that one server is asked again
 // only after growing pauses. Truncated UDP answers are asked again over TCP
 // within the same attempt.
-func (c *Caching) exchange(name, fqdn string, qtype uint16) (*mdns.Msg, string, *Error) {
+func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16) (*mdns.Msg, string, *Error) {
 	n := len(c.udp)
 	var last *Error
 	for i := range c.opts.Attempts {
@@ -359,7 +384,7 @@ func (c *Caching) exchange(name, fqdn string, qtype uint16) (*mdns.Msg, string, 
 		q.SetQuestion(fqdn, qtype)
 		q.SetEdns0(c.opts.UDPSize, false)
 
-		actx, cancel := context.WithTimeout(c.life, wait)
+		actx, cancel := context.WithTimeout(ctx, wait)
 		c.stats.queries.Add(1)
 		if i > 0 {
 			c.stats.retries.Add(1)
@@ -391,8 +416,8 @@ func (c *Caching) exchange(name, fqdn string, qtype uint16) (*mdns.Msg, string, 
 			}
 			kind = ServerFailure
 		}
-		if c.life.Err() != nil {
-			return nil, u.server, &Error{Name: name, Kind: Unknown, Server: u.server, Err: ErrClosed}
+		if ctx.Err() != nil {
+			return nil, u.server, c.stopped(name, u.server)
 		}
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
@@ -412,11 +437,20 @@ func (c *Caching) exchange(name, fqdn string, qtype uint16) (*mdns.Msg, string, 
 			t := time.NewTimer(rest)
 			select {
 			case <-t.C:
-			case <-c.life.Done():
+			case <-ctx.Done():
 				t.Stop()
-				return nil, u.server, &Error{Name: name, Kind: Unknown, Server: u.server, Err: ErrClosed}
+				return nil, u.server, c.stopped(name, u.server)
 			}
 		}
 	}
 	return nil, last.Server, last
+}
+
+// stopped is the error of a query cut short by Close or by query giving up
+// on the slower address family.
+func (c *Caching) stopped(name, server string) *Error {
+	if c.life.Err() != nil {
+		return &Error{Name: name, Kind: Unknown, Server: server, Err: ErrClosed}
+	}
+	return &Error{Name: name, Kind: Unknown, Server: server, Err: context.Canceled}
 }

@@ -432,6 +432,33 @@ func TestCNAME(t *testing.T) {
 	}
 }
 
+// TestSlowFamily: a server that drops AAAA queries must not hold the IPv4
+// addresses back for the whole retry schedule (here 0.1+0.2+0.4+0.8+1.6 s).
+func TestSlowFamily(t *testing.T) {
+	srv := zone(t, dnstest.Config{})
+	srv.SetFault("a.test", dnstest.Fault{Mode: dnstest.Drop, Type: "AAAA"})
+	srv.SetFault("six.test", dnstest.Fault{Mode: dnstest.Drop, Type: "A"})
+	r := resolver(t, Options{Timeout: 100 * time.Millisecond, Backoff: 2, MinTTL: time.Minute}, srv)
+	for _, tc := range []struct {
+		host string
+		want []netip.Addr
+	}{{"a.test", []netip.Addr{lo}}, {"six.test", []netip.Addr{lo6}}} {
+		start := time.Now()
+		addrs, err := r.LookupNetIP(context.Background(), tc.host)
+		d := time.Since(start)
+		if err != nil || !slices.Equal(addrs, tc.want) {
+			t.Fatalf("%s: got %v, %v; want %v", tc.host, addrs, err, tc.want)
+		}
+		if d < 100*time.Millisecond || d > 1500*time.Millisecond {
+			t.Errorf("%s: took %v, want about one Timeout (100ms)", tc.host, d)
+		}
+	}
+	// The partial answer is cached like any other.
+	if _, err := r.LookupNetIP(context.Background(), "a.test"); err != nil || r.Stats().Hits != 1 {
+		t.Errorf("partial answer not cached: %v, %+v", err, r.Stats())
+	}
+}
+
 func TestSingleflight(t *testing.T) {
 	srv := zone(t, dnstest.Config{})
 	srv.SetFault("h1.sim.test", dnstest.Fault{Delay: 100 * time.Millisecond})

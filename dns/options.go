@@ -23,7 +23,9 @@ type Options struct {
 	ResolvConf string
 
 	// Network selects the address families looked up: "ip" (A and AAAA,
-	// asked in parallel), "ip4" (A only) or "ip6" (AAAA only). Default "ip".
+	// asked in parallel; once one family has answered with addresses the
+	// other gets at most Timeout more), "ip4" (A only) or "ip6" (AAAA
+	// only). Default "ip".
 	Network string
 
 	// Attempts is the number of queries sent for one name and type before

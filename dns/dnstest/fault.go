@@ -2,6 +2,7 @@ package dnstest
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -53,6 +54,10 @@ type Fault struct {
 	// queries of a name and type (counted after Flap's selection); later
 	// queries are answered normally. Zero means always.
 	First int
+
+	// Type, if not empty, limits the fault to queries of that type, e.g.
+	// "AAAA" (as in Query.Type); other types are answered normally.
+	Type string
 }
 
 type faultState struct {
@@ -89,6 +94,9 @@ func (s *Server) faultFor(name, qtype string) (Fault, bool) {
 		}
 	}
 	if fs == nil {
+		return Fault{}, false
+	}
+	if fs.Type != "" && !strings.EqualFold(fs.Type, qtype) {
 		return Fault{}, false
 	}
 	key := name + "/" + qtype

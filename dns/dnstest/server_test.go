@@ -185,6 +185,8 @@ func TestFaults(t *testing.T) {
 		{"slow servfail", Fault{Mode: ServFail, Delay: 100 * time.Millisecond}, "udp", mdns.RcodeServerFailure, 0, false, false, 100 * time.Millisecond},
 		{"truncate udp", Fault{Truncate: true}, "udp", mdns.RcodeSuccess, 0, true, false, 0},
 		{"truncate tcp", Fault{Truncate: true}, "tcp", mdns.RcodeSuccess, 1, false, false, 0},
+		{"other type only", Fault{Mode: Drop, Type: "AAAA"}, "udp", mdns.RcodeSuccess, 1, false, false, 0},
+		{"this type only", Fault{Mode: ServFail, Type: "a"}, "udp", mdns.RcodeServerFailure, 0, false, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
