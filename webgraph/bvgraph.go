@@ -428,29 +428,27 @@ func (g *BVGraph) streamErr(r *bitio.Reader, format string, args ...any) error {
 }
 
 // merge appends the union of the strictly increasing lists a and b to out;
-// ok is false if they share an element.
+// ok is false if they share an element. It walks the shorter list and copies
+// the runs of the longer one between its elements in bulk, which suits the
+// usual shape (many copied arcs, a few extra ones).
 func merge(out, a, b []int) ([]int, bool) {
-	if len(b) == 0 {
-		return append(out, a...), true
+	if len(a) < len(b) {
+		a, b = b, a
 	}
-	if len(a) == 0 {
-		return append(out, b...), true
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case a[i] > b[j]:
-			out = append(out, b[j])
+	i := 0
+	for _, y := range b {
+		j := i
+		for j < len(a) && a[j] < y {
 			j++
-		default:
+		}
+		out = append(out, a[i:j]...)
+		if j < len(a) && a[j] == y {
 			return out, false
 		}
+		out = append(out, y)
+		i = j
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...), true
+	return append(out, a[i:]...), true
 }
 
 func nat2int(v uint64) int {

@@ -13,7 +13,9 @@ func TestParseProperties(t *testing.T) {
 		check    func(*Properties) bool
 	}{
 		{"java defaults", "#c\nnodes=3\narcs=2\ngraphclass=it.unimi.dsi.webgraph.BVGraph\nversion=0\n", false,
-			func(p *Properties) bool { return p.WindowSize == 7 && p.MaxRefCount == 3 && p.MinIntervalLength == 4 && p.ZetaK == 3 }},
+			func(p *Properties) bool {
+				return p.WindowSize == 7 && p.MaxRefCount == 3 && p.MinIntervalLength == 4 && p.ZetaK == 3
+			}},
 		{"big class, colon, spaces", "nodes : 3\narcs 2\ngraphclass=it.unimi.dsi.big.webgraph.BVGraph\n", false,
 			func(p *Properties) bool { return p.Nodes == 3 && p.Arcs == 2 }},
 		{"flags", "nodes=1\narcs=0\ncompressionflags=OUTDEGREES_DELTA | RESIDUALS_NIBBLE|BLOCK_COUNT_UNARY\n", false,

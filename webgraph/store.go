@@ -107,14 +107,29 @@ func (s *Store) Transpose() *BVGraph { return s.in }
 // URLs returns the URL map.
 func (s *Store) URLs() *URLMap { return s.urls }
 
-func (s *Store) NumNodes() int                        { return s.out.NumNodes() }
-func (s *Store) NumArcs() int64                       { return s.out.NumArcs() }
+// NumNodes returns the number of URLs.
+func (s *Store) NumNodes() int { return s.out.NumNodes() }
+
+// NumArcs returns the number of links.
+func (s *Store) NumArcs() int64 { return s.out.NumArcs() }
+
+// Out returns the out-links of id: one random access to the graph.
 func (s *Store) Out(id int, buf []int) ([]int, error) { return s.out.Successors(id, buf) }
-func (s *Store) In(id int, buf []int) ([]int, error)  { return s.in.Successors(id, buf) }
-func (s *Store) OutDegree(id int) (int, error)        { return s.out.Outdegree(id) }
-func (s *Store) InDegree(id int) (int, error)         { return s.in.Outdegree(id) }
-func (s *Store) ID(url string) (int, error)           { return s.urls.ID(url) }
-func (s *Store) URL(id int) (string, error)           { return s.urls.URL(id) }
+
+// In returns the in-links of id: one random access to the transpose.
+func (s *Store) In(id int, buf []int) ([]int, error) { return s.in.Successors(id, buf) }
+
+// OutDegree returns the number of out-links of id: one code read.
+func (s *Store) OutDegree(id int) (int, error) { return s.out.Outdegree(id) }
+
+// InDegree returns the number of in-links of id: one code read.
+func (s *Store) InDegree(id int) (int, error) { return s.in.Outdegree(id) }
+
+// ID returns the id of url (see URLMap.ID for the cost).
+func (s *Store) ID(url string) (int, error) { return s.urls.ID(url) }
+
+// URL returns the URL of id (see URLMap.URL for the cost).
+func (s *Store) URL(id int) (string, error) { return s.urls.URL(id) }
 
 // Link is one hyperlink of a link log.
 type Link struct{ Src, Dst string }
@@ -162,9 +177,13 @@ func (m *MemStore) check(id int) error {
 	return nil
 }
 
-func (m *MemStore) NumNodes() int  { return len(m.urls) }
+// NumNodes returns the number of URLs.
+func (m *MemStore) NumNodes() int { return len(m.urls) }
+
+// NumArcs returns the number of links.
 func (m *MemStore) NumArcs() int64 { return m.arcs }
 
+// Out returns the out-links of id (a copy, O(degree)).
 func (m *MemStore) Out(id int, buf []int) ([]int, error) {
 	if err := m.check(id); err != nil {
 		return buf[:0], err
@@ -172,6 +191,7 @@ func (m *MemStore) Out(id int, buf []int) ([]int, error) {
 	return append(buf[:0], m.out[id]...), nil
 }
 
+// In returns the in-links of id (a copy, O(degree)).
 func (m *MemStore) In(id int, buf []int) ([]int, error) {
 	if err := m.check(id); err != nil {
 		return buf[:0], err
@@ -179,6 +199,7 @@ func (m *MemStore) In(id int, buf []int) ([]int, error) {
 	return append(buf[:0], m.in[id]...), nil
 }
 
+// OutDegree returns the number of out-links of id, O(1).
 func (m *MemStore) OutDegree(id int) (int, error) {
 	if err := m.check(id); err != nil {
 		return 0, err
@@ -186,6 +207,7 @@ func (m *MemStore) OutDegree(id int) (int, error) {
 	return len(m.out[id]), nil
 }
 
+// InDegree returns the number of in-links of id, O(1).
 func (m *MemStore) InDegree(id int) (int, error) {
 	if err := m.check(id); err != nil {
 		return 0, err
@@ -193,6 +215,7 @@ func (m *MemStore) InDegree(id int) (int, error) {
 	return len(m.in[id]), nil
 }
 
+// ID returns the id of url by binary search, O(log n) comparisons.
 func (m *MemStore) ID(url string) (int, error) {
 	i, ok := slices.BinarySearchFunc(m.urls, url, CompareURLs)
 	if !ok {
@@ -201,6 +224,7 @@ func (m *MemStore) ID(url string) (int, error) {
 	return i, nil
 }
 
+// URL returns the URL of id, O(1).
 func (m *MemStore) URL(id int) (string, error) {
 	if err := m.check(id); err != nil {
 		return "", err

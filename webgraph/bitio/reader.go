@@ -282,6 +282,24 @@ func (r *Reader) ReadZeta(k uint) uint64 {
 			r.pos += n
 			return uint64(e >> 8)
 		}
+		// Longer words that still fit in the 57 valid bits of w: decode
+		// from w directly.
+		h := uint(bits.LeadingZeros64(w))
+		if hk := h * k; h+1+hk+k <= 57 {
+			rest := w << (h + 1)
+			left := uint64(1) << hk
+			n := uint64(h + hk + k) // h+1 + hk+k−1
+			m := rest >> (64 - (hk + k - 1))
+			if m >= left {
+				m = rest >> (64 - (hk + k))
+				n++
+				m -= left // undone below: value = m − 1 = (m − left) + left − 1
+			}
+			if r.pos+n <= r.limit {
+				r.pos += n
+				return m + left - 1
+			}
+		}
 	}
 	return r.readZetaSlow(k)
 }
