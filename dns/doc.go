@@ -19,8 +19,9 @@
 //
 //   - Nameservers from [Options.Nameservers], default /etc/resolv.conf
 //     (its search list is ignored: a crawler resolves absolute names).
-//   - A and AAAA asked in parallel (Options.Network), over UDP with the
-//     TCP fallback when an answer comes back truncated; CNAME chains
+//   - A and AAAA asked in parallel (Options.Network; once one family has
+//     answered, the other gets at most Options.Timeout more), over UDP with
+//     the TCP fallback when an answer comes back truncated; CNAME chains
 //     followed up to Options.MaxCNAME aliases, loops detected.
 //   - IP literals and localhost names answered without a query.
 //   - Answers cached for their TTL clamped to [MinTTL, MaxTTL]; NXDOMAIN and

@@ -33,7 +33,11 @@ type Config struct {
 
 // Server is an in-process DNS server. All methods are safe for concurrent
 // use, also while queries are being answered; records and faults changed
-// while a query is in flight apply to the next query.
+// while a query is in flight apply to the next query. Answering a query
+// costs one map lookup per label of the name (wildcards, faults) under one
+// lock; UDP queries are read and answered in batches by one goroutine, a
+// delayed answer takes a goroutine until it is sent. The query log grows
+// by about 150 bytes per query until ResetLog.
 type Server struct {
 	cfg    Config
 	addr   string
