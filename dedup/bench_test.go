@@ -2,6 +2,7 @@ package dedup_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -10,10 +11,11 @@ import (
 )
 
 // benchURLSeen adds n random fingerprints (each new) and then tests them
-// all again (each seen): half the operations insert, half hit.
-func benchURLSeen(b *testing.B, newSet func() dedup.URLSeen, size func(dedup.URLSeen) (bytes, n int)) {
+// all again (each seen): half the operations insert (growing the set from
+// empty), half hit. batch > 0 uses TestAndAddBatch with that many
+// fingerprints per call.
+func benchURLSeen(b *testing.B, n, batch int, newSet func() dedup.URLSeen, size func(dedup.URLSeen) (bytes, n int)) {
 	ctx := context.Background()
-	const n = 1 << 20
 	fps := make([]uint64, n)
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range fps {
@@ -21,10 +23,20 @@ func benchURLSeen(b *testing.B, newSet func() dedup.URLSeen, size func(dedup.URL
 	}
 	b.ReportAllocs()
 	var s dedup.URLSeen
+	var dst []bool
 	ops := 0
 	for b.Loop() {
 		s = newSet()
 		for range 2 {
+			if batch > 0 {
+				for i := 0; i < n; i += batch {
+					var err error
+					if dst, err = s.TestAndAddBatch(ctx, dst[:0], fps[i:min(i+batch, n)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				continue
+			}
 			for _, fp := range fps {
 				if _, err := s.TestAndAdd(ctx, fp); err != nil {
 					b.Fatal(err)
@@ -34,6 +46,7 @@ func benchURLSeen(b *testing.B, newSet func() dedup.URLSeen, size func(dedup.URL
 		ops += 2 * n
 	}
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+	b.ReportMetric(0, "ns/op") // a whole fill per op: ops/s is the figure
 	if size != nil {
 		bytes, count := size(s)
 		b.ReportMetric(float64(bytes)/float64(count), "bytes/URL")
@@ -41,14 +54,18 @@ func benchURLSeen(b *testing.B, newSet func() dedup.URLSeen, size func(dedup.URL
 }
 
 func BenchmarkURLSeen(b *testing.B) {
-	b.Run("impl=Set", func(b *testing.B) {
-		benchURLSeen(b, func() dedup.URLSeen { return new(dedup.Set) }, func(s dedup.URLSeen) (int, int) {
-			return s.(*dedup.Set).Bytes(), s.(*dedup.Set).Len()
+	setSize := func(s dedup.URLSeen) (int, int) { return s.(*dedup.Set).Bytes(), s.(*dedup.Set).Len() }
+	for _, n := range []int{1 << 15, 1 << 20} {
+		b.Run(fmt.Sprintf("impl=Set/n=%d", n), func(b *testing.B) {
+			benchURLSeen(b, n, 0, func() dedup.URLSeen { return new(dedup.Set) }, setSize)
 		})
-	})
-	b.Run("impl=MapSet", func(b *testing.B) {
-		benchURLSeen(b, func() dedup.URLSeen { return new(dedup.MapSet) }, nil)
-	})
+		b.Run(fmt.Sprintf("impl=Set/batch=1024/n=%d", n), func(b *testing.B) {
+			benchURLSeen(b, n, 1024, func() dedup.URLSeen { return new(dedup.Set) }, setSize)
+		})
+		b.Run(fmt.Sprintf("impl=MapSet/n=%d", n), func(b *testing.B) {
+			benchURLSeen(b, n, 0, func() dedup.URLSeen { return new(dedup.MapSet) }, nil)
+		})
+	}
 }
 
 // BenchmarkSetParallel measures throughput with all cores adding to one

@@ -3,6 +3,7 @@ package dedup
 import (
 	"context"
 	"math/bits"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -60,7 +61,8 @@ type shard struct {
 	slots   []uint64 // 0 marks an empty slot; fingerprint 0 is hasZero
 	n       int      // fingerprints in slots
 	hasZero bool
-	_       [16]byte // pad to 64 bytes: neighbouring shards on separate cache lines
+	sink    uint64  // keeps the batch prefetch loads alive
+	_       [8]byte // pad to 64 bytes: neighbouring shards on separate cache lines
 }
 
 // NewSet returns a Set sized for about n fingerprints (it still grows past
@@ -92,16 +94,74 @@ func (s *Set) TestAndAdd(ctx context.Context, fp uint64) (bool, error) {
 	return s.testAndAdd(fp), nil
 }
 
-// TestAndAddBatch implements URLSeen.
+// TestAndAddBatch implements URLSeen. Large batches are grouped by shard:
+// one lock per shard touched, and the slots of a group are read before it
+// is processed so their cache misses overlap. Cost: O(len(fps)); no
+// allocation once warm (scratch buffers are pooled).
 func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]bool, error) {
 	if err := ctx.Err(); err != nil {
 		return dst, &Error{Op: "TestAndAddBatch", Err: err}
 	}
-	for _, fp := range fps {
-		dst = append(dst, s.testAndAdd(fp))
+	n := len(dst)
+	dst = slices.Grow(dst, len(fps))[:n+len(fps)]
+	out := dst[n:]
+	if len(fps) < 4*numShards {
+		for i, fp := range fps {
+			out[i] = s.testAndAdd(fp)
+		}
+		return dst, nil
+	}
+	sc := batchScratch.Get().(*scratch)
+	defer batchScratch.Put(sc)
+	hs := slices.Grow(sc.hs[:0], len(fps))[:len(fps)]
+	order := slices.Grow(sc.order[:0], len(fps))[:len(fps)]
+	sc.hs, sc.order = hs, order
+	// Counting sort of the positions by shard, stable so that repeats of
+	// a fingerprint (always in one shard) keep their order.
+	var start [numShards + 1]int
+	for i, fp := range fps {
+		h := mix(fp)
+		hs[i] = h
+		start[h>>(64-shardBits)+1]++
+	}
+	for i := 1; i <= numShards; i++ {
+		start[i] += start[i-1]
+	}
+	next := start
+	for i, h := range hs {
+		sh := h >> (64 - shardBits)
+		order[next[sh]] = int32(i)
+		next[sh]++
+	}
+	for shi := range numShards {
+		group := order[start[shi]:start[shi+1]]
+		if len(group) == 0 {
+			continue
+		}
+		sh := &s.shards[shi]
+		sh.mu.Lock()
+		if slots := sh.slots; len(slots) > 0 {
+			var sink uint64
+			for _, i := range group {
+				j, _ := bits.Mul64(hs[i]<<shardBits, uint64(len(slots)))
+				sink += slots[j]
+			}
+			sh.sink = sink
+		}
+		for _, i := range group {
+			out[i] = sh.testAndAdd(fps[i], hs[i]<<shardBits)
+		}
+		sh.mu.Unlock()
 	}
 	return dst, nil
 }
+
+type scratch struct {
+	hs    []uint64
+	order []int32
+}
+
+var batchScratch = sync.Pool{New: func() any { return new(scratch) }}
 
 func (s *Set) testAndAdd(fp uint64) bool {
 	h := mix(fp)

@@ -114,13 +114,13 @@ func TestURLSeen(t *testing.T, newSet func(t *testing.T) dedup.URLSeen) {
 				}
 				r.Shuffle(n, func(i, j int) { fps[i], fps[j] = fps[j], fps[i] })
 				var news []uint64
-				for i := 0; i < n; i += 50 {
+				for i := 0; i < n; i += 400 { // batches big enough for grouped paths
 					var seen []bool
 					var err error
 					if w%2 == 0 {
-						seen, err = s.TestAndAddBatch(ctx, nil, fps[i:i+50])
+						seen, err = s.TestAndAddBatch(ctx, nil, fps[i:i+400])
 					} else {
-						for _, fp := range fps[i : i+50] {
+						for _, fp := range fps[i : i+400] {
 							var sn bool
 							sn, err = s.TestAndAdd(ctx, fp)
 							if err != nil {
