@@ -469,7 +469,9 @@ func int2nat(v int) uint64 {
 // and returns the result. Reference chains are resolved iteratively: the
 // chain's headers are collected first, then the lists are decoded from the
 // oldest to x, each from the previous one. Cost: the sum of the outdegrees
-// along the chain; allocation-free when buf has capacity.
+// along the chain; allocation-free when buf has capacity. A chain longer
+// than the maxrefcount property (unless Unlimited) is reported as ErrFormat,
+// since no Java-compatible compressor writes one.
 func (g *BVGraph) Successors(x int, buf []int) ([]int, error) {
 	if x < 0 || x >= g.props.Nodes {
 		return buf[:0], nodeErr("successors", x, ErrNodeRange)
@@ -505,6 +507,12 @@ func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
 		chain = append(chain, h)
 		if h.d == 0 || h.ref == 0 {
 			break
+		}
+		// A Java-compatible compressor never builds chains longer than
+		// maxrefcount; a longer one is corruption, and refusing it bounds
+		// the work of one call by (maxrefcount+1) lists.
+		if g.props.MaxRefCount < Unlimited && len(chain) > g.props.MaxRefCount {
+			return out, formatErr("reference chain longer than maxrefcount %d", g.props.MaxRefCount)
 		}
 		y -= h.ref
 	}

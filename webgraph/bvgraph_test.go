@@ -323,7 +323,7 @@ func FuzzBVGraph(f *testing.F) {
 	}
 	f.Add([]byte{0xff, 0x00, 0x01}, []byte{0x80}, uint8(3), uint8(7), uint8(4), uint8(3), uint8(0))
 	f.Fuzz(func(t *testing.T, data, offs []byte, nodes, window, minInt, zk, flags uint8) {
-		p := &Properties{Nodes: int(nodes), Arcs: -1, WindowSize: int(window % 20), MinIntervalLength: int(minInt % 6), ZetaK: 1 + int(zk%7)}
+		p := &Properties{Nodes: int(nodes), Arcs: -1, MaxRefCount: Unlimited, WindowSize: int(window % 20), MinIntervalLength: int(minInt % 6), ZetaK: 1 + int(zk%7)}
 		switch flags % 4 {
 		case 1:
 			p.Flags.Residuals = CodeNibble
@@ -441,5 +441,48 @@ func TestSharedTranspose(t *testing.T) {
 		if a != b {
 			t.Fatalf("offset %d: %d, rebuilt %d", x, a, b)
 		}
+	}
+}
+
+func TestConcurrentReaders(t *testing.T) {
+	lists := randomWebLike(8, 500)
+	g, _, _ := encodeLists(t, lists, nil)
+	done := make(chan error)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			var buf []int
+			var err error
+			for x := w; x < len(lists); x += 2 {
+				if buf, err = g.Successors(x, buf); err != nil || !slices.Equal(buf, lists[x]) && len(lists[x])+len(buf) > 0 {
+					done <- fmt.Errorf("node %d: %v %v", x, buf, err)
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestChainLongerThanMaxRef rewrites the maxrefcount property of a graph
+// compressed with unlimited chains: random access must refuse the chains.
+func TestChainLongerThanMaxRef(t *testing.T) {
+	lists := make([][]int, 50)
+	for x := range lists {
+		lists[x] = []int{1, 2, 3, 7, 9, 10 + x%40}
+	}
+	g, data, offs := encodeLists(t, lists, &Options{MaxRefCount: -1})
+	p := g.Properties()
+	p.MaxRefCount = 3
+	g2, err := Load(&p, data, offs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g2.Successors(49, nil); !errors.Is(err, ErrFormat) {
+		t.Fatalf("err = %v, want ErrFormat", err)
 	}
 }
