@@ -141,7 +141,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 			rt.status = 503
 		}
 		if rt.status == 429 || rt.status == 503 {
-			sw.Header().Set("Retry-After", strconv.Itoa(max(1, int(w.cfg.RetryAfter/time.Second))))
+			sw.Header().Set("Retry-After", strconv.Itoa(int((w.cfg.RetryAfter+time.Second-1)/time.Second)))
 		}
 		http.Error(sw, strconv.Itoa(rt.status)+" "+http.StatusText(rt.status), rt.status)
 	case routeHostile:

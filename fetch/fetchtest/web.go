@@ -62,7 +62,8 @@ type Config struct {
 	// announces. Default 1s.
 	CrawlDelay time.Duration
 
-	// RetryAfter is the Retry-After sent with 429 and 503 answers.
+	// RetryAfter is the Retry-After sent with 429 and 503 answers. The
+	// header counts whole seconds, so it is rounded up: 50ms is sent as 1.
 	// Default 1s.
 	RetryAfter time.Duration
 

@@ -301,7 +301,7 @@ func TestDialAndUnknownHost(t *testing.T) {
 }
 
 func TestStatuses(t *testing.T) {
-	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 3, RetryAfter: 2 * time.Second})
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 3, RetryAfter: 1500 * time.Millisecond}) // sent as "2"
 	defer w.Close()
 	st := w.Host(fetchtest.Statuses)
 	for _, tc := range []struct {
