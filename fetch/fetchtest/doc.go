@@ -26,8 +26,10 @@
 // (Config.MeanPages): HTML pages with a title, paragraphs of generated prose
 // and links of every form (root-relative, ../relative, ./relative, absolute,
 // scheme-relative, upper-case host, with fragments, with query strings,
-// broken; one page in ten has a <base href> its relative links depend on),
-// and some PDF, PNG and JSON resources. Page j > 0 is linked from a
+// broken; one page in ten has a <base href> its relative links depend on)
+// written in several markup styles (<A HREF="">, single quotes, unquoted),
+// anchors that are not links (no href, mailto:, javascript:, tel:), and some
+// PDF, PNG and JSON resources. Page j > 0 is linked from a
 // parent page, so every page is reachable from its host's home page; each home
 // page links to the next two hosts' home pages, and cross-host links prefer
 // popular hosts (Zipf). h000's home page links to the entry of every special

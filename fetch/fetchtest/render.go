@@ -20,12 +20,47 @@ import (
 
 const htmlHead = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
 
-func writeLink(b *bytes.Buffer, l link) {
-	b.WriteString(`<a href="`)
-	b.WriteString(html.EscapeString(l.href))
-	b.WriteString(`">`)
+func writeLink(b *bytes.Buffer, l link) { writeLinkStyled(b, l, 0) }
+
+// Markup styles of an anchor: pages differ in how they write their links, as
+// hand-written and generated HTML does.
+const (
+	styleQuoted   = iota // <a href="...">
+	styleUpper           // <A HREF="...">
+	styleSingle          // <a class=x href='...'>
+	styleUnquoted        // <a href=...> where the value allows it
+	numStyles
+)
+
+func writeLinkStyled(b *bytes.Buffer, l link, style int) {
+	href := html.EscapeString(l.href)
+	if style == styleUnquoted && strings.ContainsAny(href, " \t\n\f\r\"'=<>`") {
+		style = styleQuoted
+	}
+	switch style {
+	case styleUpper:
+		b.WriteString(`<A HREF="`)
+		b.WriteString(href)
+		b.WriteString(`">`)
+	case styleSingle:
+		b.WriteString(`<a class=ref href='`)
+		b.WriteString(href)
+		b.WriteString(`'>`)
+	case styleUnquoted:
+		b.WriteString(`<a href=`)
+		b.WriteString(href)
+		b.WriteString(`>`)
+	default:
+		b.WriteString(`<a href="`)
+		b.WriteString(href)
+		b.WriteString(`">`)
+	}
 	b.WriteString(html.EscapeString(l.text))
-	b.WriteString("</a>")
+	if style == styleUpper {
+		b.WriteString("</A>")
+	} else {
+		b.WriteString("</a>")
+	}
 }
 
 // renderHTML writes page j of ordinary host o. The bytes depend only on the
@@ -71,6 +106,10 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 		}
 		b.WriteString("</p>\n")
 	}
+	style := 0
+	if r.intn(3) == 0 {
+		style = r.intn(numStyles)
+	}
 	np := 2 + r.intn(5)
 	li := 0
 	for range np {
@@ -82,7 +121,7 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 			r.sentence(b, 6, 16)
 			if li < len(links) && r.intn(3) == 0 {
 				b.WriteString(" See ")
-				writeLink(b, links[li])
+				writeLinkStyled(b, links[li], style)
 				b.WriteString(".")
 				li++
 			}
@@ -93,13 +132,20 @@ func (w *Web) renderHTML(b *bytes.Buffer, o *hostInfo, j int) {
 		b.WriteString("<ul class=\"links\">\n")
 		for ; li < len(links); li++ {
 			b.WriteString("<li>")
-			writeLink(b, links[li])
+			writeLinkStyled(b, links[li], style)
 			b.WriteString("</li>\n")
 		}
 		b.WriteString("</ul>\n")
 	}
 	b.WriteString("</main>\n<footer><p>&copy; 2026 ")
 	b.WriteString(o.name)
+	if r.intn(4) == 0 {
+		// Anchors a crawler must not follow: no href, and schemes
+		// other than http. Not in Links.
+		b.WriteString(` <a name="bottom"></a><a href="mailto:webmaster@`)
+		b.WriteString(o.name)
+		b.WriteString(`">webmaster</a> <a href="javascript:window.print()">print</a> <a href="tel:+1-555-0100">call us</a>`)
+	}
 	b.WriteString("</p></footer>\n</body>\n</html>\n")
 }
 

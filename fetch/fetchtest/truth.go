@@ -98,7 +98,8 @@ func (w *Web) PagesOf(host string) []string {
 // href of every <a> element resolved (RFC 3986) against the document's base
 // URL (pageURL, or its <base href> where a page has one), fragment
 // removed, host lower-cased, query parameters sorted; duplicates removed, in
-// order of first appearance. For a redirect it returns the Location target.
+// order of first appearance. Anchors without href and hrefs of other
+// schemes (mailto:, javascript:, tel:, which some pages carry) are not links. For a redirect it returns the Location target.
 // It returns nil for URLs that are not pages or redirects, and for trap
 // pages (whose links are generated endlessly; see Traps).
 func (w *Web) Links(pageURL string) []string {

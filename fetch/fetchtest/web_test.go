@@ -166,6 +166,9 @@ func extractLinks(t *testing.T, base string, body []byte) []string {
 				continue
 			}
 			u := b.ResolveReference(r)
+			if u.Scheme != "http" && u.Scheme != "https" {
+				continue // mailto:, javascript:, tel:
+			}
 			u.Fragment, u.RawFragment = "", ""
 			u.Host = strings.ToLower(u.Host)
 			if !seen[u.String()] {
