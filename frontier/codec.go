@@ -17,15 +17,21 @@ const urlVersion = 1
 const maxRecord = 1 << 20
 
 // AppendBinary appends the binary encoding of u to b (encoding.BinaryAppender).
-// Anchor and Source are not encoded. The encoding is stable across
-// versions of this package: a leading version byte, then varints and
-// length-prefixed strings.
+// Anchor and Source are not encoded, nor Key when it is HostKey(URL).
+// The encoding is stable across versions of this package: a leading
+// version byte, then varints and length-prefixed strings.
 func (u *URL) AppendBinary(b []byte) ([]byte, error) {
 	b = append(b, urlVersion)
 	b = binary.AppendUvarint(b, uint64(len(u.URL)))
 	b = append(b, u.URL...)
-	b = binary.AppendUvarint(b, uint64(len(u.Key)))
-	b = append(b, u.Key...)
+	// A Key equal to the default is left out: it is derived again on
+	// decoding, as a substring of URL.
+	if key := u.Key; key == HostKey(u.URL) {
+		b = append(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(key))+1)
+		b = append(b, key...)
+	}
 	b = binary.AppendVarint(b, int64(u.Priority))
 	b = binary.AppendVarint(b, int64(u.Depth))
 	b = binary.LittleEndian.AppendUint64(b, u.Fingerprint)
@@ -49,7 +55,11 @@ func (u *URL) UnmarshalBinary(data []byte) error {
 	}
 	var x URL
 	x.URL = d.str()
-	x.Key = d.str()
+	if n := d.uvarint(); n > 0 && !d.bad {
+		x.Key = d.strN(n - 1)
+	} else {
+		x.Key = HostKey(x.URL)
+	}
 	x.Priority = d.int()
 	x.Depth = d.int()
 	x.Fingerprint = d.u64()
@@ -128,8 +138,9 @@ func (d *decoder) u64() uint64 {
 	return v
 }
 
-func (d *decoder) str() string {
-	n := d.uvarint()
+func (d *decoder) str() string { return d.strN(d.uvarint()) }
+
+func (d *decoder) strN(n uint64) string {
 	if d.bad || n > uint64(len(d.b)) {
 		d.bad = true
 		return ""

@@ -34,10 +34,16 @@ type Options struct {
 	// BatchBytes is the size at which pending writes are committed.
 	// Default 1 MiB.
 	BatchBytes int
-	// MemTableSize is Pebble's memtable size. Default 8 MiB.
+	// MemTableSize is Pebble's memtable size. Default 32 MiB (two may be
+	// in memory at once).
 	MemTableSize uint64
 	// CacheSize is Pebble's block cache size. Default 8 MiB.
 	CacheSize int64
+	// WAL turns Pebble's write-ahead log on. Default off: the queues reach
+	// disk when memtables flush, and Sync and Close flush them, which
+	// halves the bytes written; a crash loses what changed since the last
+	// Sync either way, since writes between Syncs are not synced.
+	WAL bool
 	// FS is the file system. Default vfs.Default (the OS); tests may pass
 	// vfs.NewMem().
 	FS vfs.FS
@@ -54,7 +60,7 @@ func (o *Options) ensureDefaults() {
 		o.BatchBytes = 1 << 20
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 8 << 20
+		o.MemTableSize = 32 << 20
 	}
 	if o.CacheSize <= 0 {
 		o.CacheSize = 8 << 20
@@ -139,6 +145,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		FS:           opts.FS,
 		Cache:        cache,
 		MemTableSize: opts.MemTableSize,
+		DisableWAL:   !opts.WAL,
 		Logger:       quietLogger{},
 	})
 	if err != nil {
@@ -578,6 +585,13 @@ func (s *Store) persist(wo *pebble.WriteOptions) error {
 			}
 			qu.delFrom = qu.lo
 		}
+	}
+	if wo == pebble.Sync && !s.o.WAL {
+		// Without a log, durability is a memtable flush.
+		if err := s.commit(pebble.NoSync); err != nil {
+			return err
+		}
+		return s.db.Flush()
 	}
 	return s.commit(wo)
 }
