@@ -96,7 +96,8 @@
 //
 // Everything follows from Config.Seed through a fixed generator, so a seed
 // gives the same web on every run and Go release: the same hosts, link graph
-// and page bytes for the same Config.Clock reading. Only the port, the
+// and page bytes for the same Config.Clock reading (PNG bytes excepted: they
+// come from image/png). A golden file in testdata pins the web of seed 1. Only the port, the
 // session ids of the session trap and the state of /retry/ pages differ
 // between runs. NewWeb costs O(Hosts); a host's pages are generated on first
 // use (about 120 bytes of heap per page) and rendered per request into
