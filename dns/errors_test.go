@@ -72,7 +72,7 @@ func TestImplementations(t *testing.T) {
 	srv := zone(t, dnstest.Config{})
 	srv.SetFault("broken.test", dnstest.Fault{Mode: dnstest.ServFail})
 	impls := map[string]Resolver{
-		"Caching": resolver(t, Options{Attempts: 2, Timeout: 50 * time.Millisecond}, srv),
+		"Caching": resolver(t, Options{Attempts: 2, Timeout: 500 * time.Millisecond}, srv),
 		"System":  systemOver(srv),
 		"Func": ResolverFunc(func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return systemOver(srv).LookupNetIP(ctx, host)
