@@ -46,25 +46,28 @@ func BenchmarkSketch(b *testing.B) {
 
 // BenchmarkSketchSpeedup sketches the same document with both methods in
 // every iteration and reports how many times faster one-permutation
-// hashing is than classic K-hash MinHash at K=128.
+// hashing is than classic K-hash MinHash at K=128. The figures use the
+// fastest iteration of each method: on a shared machine the slower ones
+// measure the other tenants (a classic sketch takes ~40 times longer, so
+// it is preempted more often, which would flatter the ratio).
 func BenchmarkSketchSpeedup(b *testing.B) {
 	oph, _ := shingle.NewSketcher(&shingle.Options{K: 128})
 	classic, _ := shingle.NewSketcher(&shingle.Options{K: 128, Method: shingle.Classic})
 	dst := make(shingle.Signature, 0, 128)
-	var tOPH, tClassic time.Duration
+	minOPH, minClassic := time.Duration(1<<62), time.Duration(1<<62)
 	b.ReportAllocs()
 	for b.Loop() {
 		t0 := time.Now()
 		dst = oph.AppendSketch(dst[:0], benchDoc)
 		t1 := time.Now()
 		dst = classic.AppendSketch(dst[:0], benchDoc)
-		tClassic += time.Since(t1)
-		tOPH += t1.Sub(t0)
+		minClassic = min(minClassic, time.Since(t1))
+		minOPH = min(minOPH, t1.Sub(t0))
 	}
-	mb := float64(b.N) * float64(len(benchDoc)) / 1e6
-	b.ReportMetric(mb/tOPH.Seconds(), "oph-MB/s")
-	b.ReportMetric(mb/tClassic.Seconds(), "classic-MB/s")
-	b.ReportMetric(tClassic.Seconds()/tOPH.Seconds(), "speedup")
+	mb := float64(len(benchDoc)) / 1e6
+	b.ReportMetric(mb/minOPH.Seconds(), "oph-MB/s")
+	b.ReportMetric(mb/minClassic.Seconds(), "classic-MB/s")
+	b.ReportMetric(minClassic.Seconds()/minOPH.Seconds(), "speedup")
 }
 
 func BenchmarkSimhash(b *testing.B) {

@@ -18,11 +18,11 @@ func Example() {
 	c := []byte("Stock markets fell sharply on Monday as investors weighed new data.")
 
 	sa, sb, sc := sk.Sketch(a), sk.Sketch(b), sk.Sketch(c)
-	fmt.Printf("a~b: %.1f\n", shingle.Jaccard(sa, sb))
-	fmt.Printf("a~c: %.1f\n", shingle.Jaccard(sa, sc))
+	fmt.Println("a, b near-duplicates:", shingle.Jaccard(sa, sb) >= 0.8)
+	fmt.Println("a, c near-duplicates:", shingle.Jaccard(sa, sc) >= 0.8)
 	// Output:
-	// a~b: 0.9
-	// a~c: 0.0
+	// a, b near-duplicates: true
+	// a, c near-duplicates: false
 }
 
 func ExampleTokenizer() {

@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -19,8 +20,8 @@ const (
 	// The default.
 	OnePermutation Method = iota
 	// Classic is the textbook MinHash (IIR §19.6, Broder 1997): K
-	// independent hash functions h_i(s) = XXH64(seed_i, encoding of
-	// shingle s), signature[i] = min over shingles. Cost: O(K) per
+	// independent hash functions h_i(s) = XXH64(seed_i, s) of the
+	// shingle's bytes (see Shingles), signature[i] = min over shingles. Cost: O(K) per
 	// shingle. It is the reference the one-permutation sketch is tested
 	// against.
 	Classic
@@ -87,7 +88,10 @@ func (o *Options) validate() error {
 // one per goroutine (they are cheap: O(K) memory).
 type Sketcher struct {
 	opts   Options
-	sh     Shingles
+	tok    Tokenizer
+	norm   []byte   // split: the words joined by spaces
+	starts []int    // split: word offsets in norm
+	hashes []uint64 // hashShingles
 	filled []uint64 // bitmap of bins filled before densification
 	seeds  []uint64 // Classic: one seed per hash function
 }
@@ -123,20 +127,19 @@ func (s *Sketcher) Sketch(text []byte) Signature {
 }
 
 // AppendSketch appends the signature of text to dst and returns the
-// extended slice. Cost (OnePermutation): one pass over text, two short
-// hashes per word, O(K) to densify; no allocation if dst has room.
+// extended slice. Cost (OnePermutation): one pass over text, one short
+// hash per word, O(K) to densify; no allocation if dst has room.
 func (s *Sketcher) AppendSketch(dst Signature, text []byte) Signature {
 	dst, sig := grow(dst, s.opts.K)
-	s.sh.Reset(text, s.opts.W, s.opts.Seed)
 	if s.opts.Method == Classic {
-		for s.sh.Next() {
-			s.addClassicWords(sig, s.sh.words())
+		for i := range s.split(text) {
+			s.addClassic(sig, s.shingleBytes(i))
 		}
 		return dst
 	}
 	k := uint64(s.opts.K)
-	for s.sh.Next() {
-		h := min(s.sh.h, Empty-1)
+	for _, h := range s.hashShingles(text) {
+		h = min(h, Empty-1)
 		bin, _ := bits.Mul64(h, k)
 		if h < sig[bin] {
 			sig[bin] = h
@@ -153,8 +156,10 @@ func (s *Sketcher) AppendSketch(dst Signature, text []byte) Signature {
 func (s *Sketcher) SketchSet(dst Signature, items []uint64) Signature {
 	dst, sig := grow(dst, s.opts.K)
 	if s.opts.Method == Classic {
+		var enc [8]byte
 		for _, x := range items {
-			s.addClassicWords(sig, []uint64{x})
+			binary.LittleEndian.PutUint64(enc[:], x)
+			s.addClassic(sig, enc[:])
 		}
 		return dst
 	}
@@ -170,9 +175,9 @@ func (s *Sketcher) SketchSet(dst Signature, items []uint64) Signature {
 	return dst
 }
 
-func (s *Sketcher) addClassicWords(sig Signature, words []uint64) {
+func (s *Sketcher) addClassic(sig Signature, enc []byte) {
 	for i, seed := range s.seeds {
-		if h := min(xxh64Words(words, seed), Empty-1); h < sig[i] {
+		if h := min(xxh64(enc, seed), Empty-1); h < sig[i] {
 			sig[i] = h
 		}
 	}

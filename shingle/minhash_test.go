@@ -1,7 +1,6 @@
 package shingle_test
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -52,20 +51,28 @@ func TestShingles(t *testing.T) {
 // reference XXH64, and a golden value so any change shows.
 func TestShingleEncoding(t *testing.T) {
 	const seed = 42
-	sum := func(b []byte) uint64 {
+	sum := func(b string) uint64 {
 		d := xxhash.NewWithSeed(seed)
-		d.Write(b)
+		d.Write([]byte(b))
 		return d.Sum64()
 	}
-	var enc []byte
-	for _, w := range []string{"straße", "is", "a", "street"} {
-		enc = binary.LittleEndian.AppendUint64(enc, sum([]byte(w)))
-	}
 	got := collect("STRASSE? no: Straße is a street", 4, seed)
-	if len(got) != 3 || got[2] != sum(enc) {
-		t.Fatalf("shingle hash %x, want %x", got, sum(enc))
+	want := []uint64{sum("strasse no straße is"), sum("no straße is a"), sum("straße is a street")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("shingle hashes %x, want %x", got, want)
 	}
-	if golden := collect("a rose is a", 4, 0); golden[0] != 0x4503aec8583a8daf {
+	if got := collect("Two words", 4, seed); !slices.Equal(got, []uint64{sum("two words")}) {
+		t.Fatalf("short text: %x", got)
+	}
+	// A long text, so the window wraps around the internal buffer.
+	words := randomWords(rand.New(rand.NewPCG(1, 1)), 3000)
+	got = collect(joinWords(words), 3, seed)
+	for i := range len(words) - 2 {
+		if got[i] != sum(words[i]+" "+words[i+1]+" "+words[i+2]) {
+			t.Fatalf("shingle %d differs", i)
+		}
+	}
+	if golden := collect("a rose is a", 4, 0); golden[0] != 0x8aa7fc645ef26892 {
 		t.Fatalf("golden shingle hash changed: %#x", golden[0])
 	}
 }

@@ -9,9 +9,8 @@ import "math/bits"
 // 64 additions per shingle; no allocation.
 func (s *Sketcher) Simhash(text []byte) uint64 {
 	var acc simAcc
-	s.sh.Reset(text, s.opts.W, s.opts.Seed)
-	for s.sh.Next() {
-		acc.add(s.sh.h)
+	for _, h := range s.hashShingles(text) {
+		acc.add(h)
 	}
 	return acc.sum()
 }
@@ -22,15 +21,14 @@ func (s *Sketcher) Simhash(text []byte) uint64 {
 func (s *Sketcher) AppendSketchSimhash(dst Signature, text []byte) (Signature, uint64) {
 	var acc simAcc
 	dst, sig := grow(dst, s.opts.K)
-	s.sh.Reset(text, s.opts.W, s.opts.Seed)
 	k := uint64(s.opts.K)
-	for s.sh.Next() {
-		acc.add(s.sh.h)
+	for i, h := range s.hashShingles(text) {
+		acc.add(h)
 		if s.opts.Method == Classic {
-			s.addClassicWords(sig, s.sh.words())
+			s.addClassic(sig, s.shingleBytes(i))
 			continue
 		}
-		h := min(s.sh.h, Empty-1)
+		h = min(h, Empty-1)
 		bin, _ := bits.Mul64(h, k)
 		if h < sig[bin] {
 			sig[bin] = h
