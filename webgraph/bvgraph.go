@@ -25,8 +25,8 @@ import (
 type BVGraph struct {
 	props   Properties
 	flags   Flags // resolved
-	data    []byte
-	nbits   uint64 // length of the stream in bits
+	words   []uint64 // data as big-endian words, for the bit readers
+	nbits   uint64   // length of the stream in bits
 	offsets *eliasFano
 	window  int
 	minInt  int
@@ -64,8 +64,8 @@ func Open(basename string) (*BVGraph, error) {
 
 // Load builds a BVGraph from the parsed properties, the .graph stream and
 // the .offsets stream (nil: rebuild the offsets with one sequential pass
-// over the graph). The slices are retained, not copied; they must not be
-// modified afterwards. The offsets are checked for monotonicity and bounds,
+// over the graph). The graph is copied once into 64-bit words for the bit
+// readers; neither slice is retained. The offsets are checked for monotonicity and bounds,
 // and the node and arc counts are checked when offsets are rebuilt.
 func Load(p *Properties, graph, offsets []byte) (*BVGraph, error) {
 	if p.Nodes < 0 || p.Nodes >= math.MaxInt32 {
@@ -74,7 +74,7 @@ func Load(p *Properties, graph, offsets []byte) (*BVGraph, error) {
 	g := &BVGraph{
 		props:  *p,
 		flags:  p.Flags.resolved(),
-		data:   graph,
+		words:  bitio.PackWords(graph),
 		nbits:  uint64(len(graph)) * 8,
 		window: p.WindowSize,
 		minInt: p.MinIntervalLength,
@@ -180,8 +180,7 @@ func (g *BVGraph) readCode(r *bitio.Reader, c Code) uint64 {
 }
 
 func (g *BVGraph) reader(x int) *bitio.Reader {
-	r := bitio.NewReader(g.data)
-	r.SetLimit(g.nbits)
+	r := bitio.NewWordReader(g.words, g.nbits)
 	r.SetPosition(g.offsets.get(x))
 	return r
 }
@@ -494,8 +493,7 @@ type succState struct {
 }
 
 func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
-	st.r.Reset(g.data)
-	st.r.SetLimit(g.nbits)
+	st.r.ResetWords(g.words, g.nbits)
 	r := &st.r
 	chain := st.chain[:0]
 	for y := x; ; {

@@ -129,7 +129,7 @@ func TestRoundTripOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, _, _ := encodeLists(t, lists, tt.o)
+			g, data, _ := encodeLists(t, lists, tt.o)
 			checkLists(t, g, lists)
 			// Properties survive a write/parse cycle and decode the same.
 			var pb bytes.Buffer
@@ -145,7 +145,7 @@ func TestRoundTripOptions(t *testing.T) {
 				t.Fatalf("properties changed: %+v → %+v", p, p2)
 			}
 			// Offsets rebuilt by a sequential pass agree.
-			g2, err := Load(p2, g.data, nil)
+			g2, err := Load(p2, data, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,8 +176,7 @@ func TestBookExample(t *testing.T) {
 	// Row 4 is row 2 with 9 replaced by 8: the encoder must pick the
 	// reference at distance 2, as the book describes.
 	var st succState
-	st.r.Reset(g.data)
-	st.r.SetLimit(g.nbits)
+	st.r.ResetWords(g.words, g.nbits)
 	st.r.SetPosition(g.offsets.get(3))
 	h, err := g.readHeader(&st.r, 3)
 	if err != nil || h.ref != 2 {

@@ -33,8 +33,7 @@ func (g *BVGraph) NodeIterator() *NodeIterator {
 
 func (g *BVGraph) iter(onStart func(uint64)) *NodeIterator {
 	it := &NodeIterator{g: g, x: -1, ring: make([][]int, g.window+1), onStart: onStart}
-	it.r.Reset(g.data)
-	it.r.SetLimit(g.nbits)
+	it.r.ResetWords(g.words, g.nbits)
 	return it
 }
 

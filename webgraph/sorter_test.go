@@ -81,7 +81,7 @@ func TestWriteFilesOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLists(t, g2, lists)
-	if !slices.Equal(g.data, g2.data) {
+	if !slices.Equal(g.words, g2.words) {
 		t.Fatal("data differs")
 	}
 }

@@ -29,40 +29,72 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Reader reads codes MSB-first from a byte slice held in memory.
+// Reader reads codes MSB-first from a bit stream held in memory as 64-bit
+// big-endian words (see PackWords), so any 64-bit window costs two loads.
 //
-// Errors are sticky: a read that would go past the end of the stream, or a
-// code word that cannot be represented, records an *Error (see Err), leaves
-// the position past the end and returns 0; every later read also returns 0.
-// Callers check Err once after a batch of reads (for example after one
-// successor list), which keeps the hot path free of per-code error handling.
-// The work done by any single read is bounded by the stream length, so a
-// corrupt stream can never make a read loop forever.
+// Errors are sticky and checked once per batch of reads: a code word whose
+// value does not fit in 64 bits, or a read that crosses the end of the
+// stream (or the limit set with SetLimit), makes Err return an *Error
+// (unwrapping to ErrOverflow or ErrOverrun). Values returned by reads after
+// the position passed the limit are meaningless; callers validate what they
+// decode and check Err, for example once per successor list. The work done
+// by any single read is bounded by the stream length, so a corrupt stream can
+// never make a read loop forever.
 //
 // The zero value is an empty stream. A Reader is not safe for concurrent use;
-// create one per goroutine (they are cheap: NewReader does not copy).
+// create one per goroutine (NewWordReader and ResetWords do not copy).
 type Reader struct {
-	buf   []byte
+	words []uint64
 	limit uint64 // number of readable bits
 	pos   uint64
 	err   error
 }
 
-// NewReader returns a Reader over p. The slice is not copied and must not
-// change while the Reader is in use. All len(p)*8 bits are readable.
-func NewReader(p []byte) *Reader {
-	return &Reader{buf: p, limit: uint64(len(p)) * 8}
+// PackWords returns p as big-endian 64-bit words, zero-padded, with one
+// extra zero word so that reads near the end take the fast path. Cost: one
+// copy of p.
+func PackWords(p []byte) []uint64 {
+	w := make([]uint64, len(p)/8+2)
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		w[i/8] = binary.BigEndian.Uint64(p[i:])
+	}
+	var last [8]byte
+	copy(last[:], p[i:])
+	w[i/8] = binary.BigEndian.Uint64(last[:])
+	return w
 }
 
-// Reset makes r read p from bit 0 and clears any error.
+// NewReader returns a Reader over a copy of p (see PackWords); all
+// len(p)*8 bits are readable.
+func NewReader(p []byte) *Reader {
+	return NewWordReader(PackWords(p), uint64(len(p))*8)
+}
+
+// NewWordReader returns a Reader over the first nbits bits of words, which
+// are not copied and must not change while the Reader is in use.
+func NewWordReader(words []uint64, nbits uint64) *Reader {
+	r := &Reader{}
+	r.ResetWords(words, nbits)
+	return r
+}
+
+// Reset makes r read a copy of p from bit 0 and clears any error.
 func (r *Reader) Reset(p []byte) {
-	*r = Reader{buf: p, limit: uint64(len(p)) * 8}
+	r.ResetWords(PackWords(p), uint64(len(p))*8)
+}
+
+// ResetWords makes r read the first nbits bits of words from bit 0 and
+// clears any error.
+func (r *Reader) ResetWords(words []uint64, nbits uint64) {
+	*r = Reader{words: words}
+	r.SetLimit(nbits)
 }
 
 // SetLimit restricts the readable bits to the first n (n is clamped to the
-// slice length). Reads past the limit fail with ErrOverrun.
+// stream length). Reads past the limit fail with ErrOverrun.
 func (r *Reader) SetLimit(n uint64) {
-	if m := uint64(len(r.buf)) * 8; n > m {
+	if m := uint64(len(r.words)) * 64; n > m {
 		n = m
 	}
 	r.limit = n
@@ -82,7 +114,12 @@ func (r *Reader) SetPosition(p uint64) {
 }
 
 // Err returns the first error since the last SetPosition/Reset, or nil.
-func (r *Reader) Err() error { return r.err }
+func (r *Reader) Err() error {
+	if r.err == nil && r.pos > r.limit {
+		r.err = &Error{Op: "read", Pos: r.limit, Err: ErrOverrun}
+	}
+	return r.err
+}
 
 func (r *Reader) fail(op string, start uint64, err error) {
 	if r.err == nil {
@@ -92,30 +129,27 @@ func (r *Reader) fail(op string, start uint64, err error) {
 }
 
 // peek returns the 64 bits starting at the current position, MSB-aligned;
-// bits past the end of the slice read as zero.
+// bits past the end of the words read as zero.
 func (r *Reader) peek() uint64 {
-	i := r.pos >> 3
-	if i+9 <= uint64(len(r.buf)) {
-		s := r.pos & 7
-		return binary.BigEndian.Uint64(r.buf[i:])<<s | uint64(r.buf[i+8])>>(8-s)
+	i := r.pos >> 6
+	if i+1 < uint64(len(r.words)) {
+		s := r.pos & 63
+		return r.words[i]<<s | r.words[i+1]>>(63-s)>>1
 	}
 	return r.peekSlow()
 }
 
 func (r *Reader) peekSlow() uint64 {
-	i := r.pos >> 3
-	var hi, lo uint64
-	for k := uint64(0); k < 8; k++ {
-		hi <<= 8
-		if i+k < uint64(len(r.buf)) {
-			hi |= uint64(r.buf[i+k])
-		}
+	i := r.pos >> 6
+	var a, b uint64
+	if i < uint64(len(r.words)) {
+		a = r.words[i]
 	}
-	if i+8 < uint64(len(r.buf)) {
-		lo = uint64(r.buf[i+8])
+	if i+1 < uint64(len(r.words)) {
+		b = r.words[i+1]
 	}
-	s := r.pos & 7
-	return hi<<s | lo>>(8-s)
+	s := r.pos & 63
+	return a<<s | b>>(63-s)>>1
 }
 
 // advance moves forward n bits after a successful decode and checks the limit.
@@ -158,12 +192,11 @@ func (r *Reader) ReadBits(n uint) uint64 {
 // ReadUnary reads a unary code: n zeros followed by a one. Cost: one
 // 64-bit load per 64 zeros.
 func (r *Reader) ReadUnary() uint64 {
-	i := r.pos >> 3
-	if i+8 <= uint64(len(r.buf)) {
-		// 57 valid bits at least; a one among them ends the code.
-		w := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		lz := uint64(bits.LeadingZeros64(w))
-		if lz < 57 && r.pos+lz+1 <= r.limit {
+	if i := r.pos >> 6; i+1 < uint64(len(r.words)) {
+		s := r.pos & 63
+		w := r.words[i]<<s | r.words[i+1]>>(63-s)>>1
+		if w != 0 {
+			lz := uint64(bits.LeadingZeros64(w))
 			r.pos += lz + 1
 			return lz
 		}
@@ -196,12 +229,11 @@ func (r *Reader) readUnarySlow() uint64 {
 // ReadGamma reads an Elias γ code. Code words of up to 12 bits (values up to
 // 62) are decoded with one table lookup.
 func (r *Reader) ReadGamma() uint64 {
-	i := r.pos >> 3
-	if i+8 <= uint64(len(r.buf)) {
-		w := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		e := gammaTable[w>>(64-tableBits)]
-		if n := uint64(e & 0xff); e != 0 && r.pos+n <= r.limit {
-			r.pos += n
+	if i := r.pos >> 6; i+1 < uint64(len(r.words)) {
+		s := r.pos & 63
+		w := r.words[i]<<s | r.words[i+1]>>(63-s)>>1
+		if e := gammaTable[w>>(64-tableBits)]; e != 0 {
+			r.pos += uint64(e & 0xff)
 			return uint64(e >> 8)
 		}
 	}
@@ -274,18 +306,17 @@ func (r *Reader) ReadDelta() uint64 {
 // ReadZeta reads a ζ_k code (Boldi–Vigna), k ≥ 1. For k ≤ 8 code words of
 // up to 12 bits are decoded with one table lookup.
 func (r *Reader) ReadZeta(k uint) uint64 {
-	i := r.pos >> 3
-	if k <= maxTableK && i+8 <= uint64(len(r.buf)) {
-		w := binary.BigEndian.Uint64(r.buf[i:]) << (r.pos & 7)
-		e := zetaTables[k][w>>(64-tableBits)]
-		if n := uint64(e & 0xff); e != 0 && r.pos+n <= r.limit {
-			r.pos += n
+	if i := r.pos >> 6; k <= maxTableK && i+1 < uint64(len(r.words)) {
+		s := r.pos & 63
+		w := r.words[i]<<s | r.words[i+1]>>(63-s)>>1
+		if e := zetaTables[k][w>>(64-tableBits)]; e != 0 {
+			r.pos += uint64(e & 0xff)
 			return uint64(e >> 8)
 		}
-		// Longer words that still fit in the 57 valid bits of w: decode
-		// from w directly.
+		// Longer words that still fit in the 64 bits of w: decode from w
+		// directly.
 		h := uint(bits.LeadingZeros64(w))
-		if hk := h * k; h+1+hk+k <= 57 {
+		if hk := h * k; h+1+hk+k <= 64 {
 			rest := w << (h + 1)
 			left := uint64(1) << hk
 			n := uint64(h + hk + k) // h+1 + hk+k−1
@@ -295,10 +326,8 @@ func (r *Reader) ReadZeta(k uint) uint64 {
 				n++
 				m -= left // undone below: value = m − 1 = (m − left) + left − 1
 			}
-			if r.pos+n <= r.limit {
-				r.pos += n
-				return m + left - 1
-			}
+			r.pos += n
+			return m + left - 1
 		}
 	}
 	return r.readZetaSlow(k)
