@@ -24,7 +24,7 @@ import (
 // iteratively, so arbitrarily long chains never grow the goroutine stack.
 type BVGraph struct {
 	props   Properties
-	flags   Flags // resolved
+	flags   Flags    // resolved
 	words   []uint64 // data as big-endian words, for the bit readers
 	nbits   uint64   // length of the stream in bits
 	offsets *eliasFano
