@@ -31,9 +31,8 @@ func arcsSHA1(tb testing.TB, g *BVGraph) (string, int64) {
 	var buf [8]byte
 	var arcs int64
 	it := g.NodeIterator()
-	for it.Next() {
-		x := it.Node()
-		for _, y := range it.Successors() {
+	for x, succ := range it.All() {
+		for _, y := range succ {
 			binary.BigEndian.PutUint32(buf[:4], uint32(x))
 			binary.BigEndian.PutUint32(buf[4:], uint32(y))
 			h.Write(buf[:])

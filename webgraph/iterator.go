@@ -1,6 +1,8 @@
 package webgraph
 
 import (
+	"iter"
+
 	"github.com/crawlkit/crawlkit/webgraph/bitio"
 )
 
@@ -72,9 +74,25 @@ func (it *NodeIterator) Next() bool {
 func (it *NodeIterator) Node() int { return it.x }
 
 // Successors returns the successors of the current node in increasing
-// order. The slice is valid until the call to Next after windowsize more
-// calls; copy it to keep it.
+// order. The slice belongs to the iterator, which decodes later lists from
+// it: do not modify it, and copy it to keep it past the next call to Next.
 func (it *NodeIterator) Successors() []int { return it.cur }
+
+// All returns the remaining nodes as a range-over-func sequence of (node,
+// successors), with the same slice rules as Successors. The sequence ends
+// early on error; check Err afterwards:
+//
+//	for x, succ := range it.All() { ... }
+//	if err := it.Err(); err != nil { ... }
+func (it *NodeIterator) All() iter.Seq2[int, []int] {
+	return func(yield func(int, []int) bool) {
+		for it.Next() {
+			if !yield(it.x, it.cur) {
+				return
+			}
+		}
+	}
+}
 
 // Err returns the error that stopped the iteration, or nil.
 func (it *NodeIterator) Err() error { return it.err }
