@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Response is what a FetchFunc reports for one HTTP request.
@@ -167,7 +168,8 @@ type entry struct {
 // them and waits for them to end.
 //
 // A Cache is safe for concurrent use. A hit costs one mutex acquisition, a
-// map lookup and Rules.Allowed.
+// map lookup and Rules.Allowed, and does not allocate for request URIs up to
+// 512 bytes.
 type Cache struct {
 	opts   Options
 	ctx    context.Context // cancelled by Close; parent of every fetch
@@ -242,7 +244,18 @@ func (c *Cache) Allowed(ctx context.Context, u *url.URL) (bool, error) {
 	if err != nil {
 		return false, &Error{Op: "allowed", Host: key.String(), Err: err}
 	}
-	return r.Allowed(c.opts.Agent, u.RequestURI()), nil
+	if u.Opaque != "" {
+		return r.Allowed(c.opts.Agent, u.RequestURI()), nil
+	}
+	// The request URI, assembled on the stack: u.RequestURI allocates when
+	// there is a query.
+	var buf [512]byte
+	b := append(buf[:0], u.EscapedPath()...)
+	if u.ForceQuery || u.RawQuery != "" {
+		b = append(b, '?')
+		b = append(b, u.RawQuery...)
+	}
+	return r.Allowed(c.opts.Agent, unsafe.String(unsafe.SliceData(b), len(b))), nil
 }
 
 // Get returns the rules in force for u's host, fetching them if needed, for

@@ -454,6 +454,30 @@ func TestCacheBadURLs(t *testing.T) {
 	}
 }
 
+func TestCacheRequestURI(t *testing.T) {
+	s := newSite()
+	s.set("http://a.test/robots.txt", 200, "User-agent: *\nDisallow: /x\nDisallow: /*?s=\nDisallow: /$\nAllow: /p%2Fq\nDisallow: /p\n")
+	c := NewCache(&Options{Fetch: s.fetch})
+	defer c.Close()
+	tests := []struct {
+		url  string
+		want bool
+	}{
+		{"http://a.test", false}, {"http://a.test/", false}, {"http://a.test/?", true},
+		{"http://a.test/x?y", false}, {"http://a.test/y?s=1", false}, {"http://a.test/y?t=1#s=", true},
+		{"http://a.test/p%2Fq", true}, {"http://a.test/p/q", false},
+	}
+	for _, tt := range tests {
+		if got := allowed(t, c, tt.url); got != tt.want {
+			t.Errorf("Allowed(%s) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+	u := mustURL(t, "http://a.test/some/page?with=query&and=more")
+	if n := testing.AllocsPerRun(50, func() { c.Allowed(context.Background(), u) }); n != 0 {
+		t.Errorf("cache hit: %v allocations", n)
+	}
+}
+
 func TestCacheGet(t *testing.T) {
 	s := newSite()
 	s.set("http://a.test/robots.txt", 200, "Sitemap: http://a.test/s.xml\nUser-agent: *\nDisallow: /x\n")
