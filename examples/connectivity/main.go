@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -35,12 +36,16 @@ func main() {
 	store := flag.String("store", "", "basename of a store written by webgraph.Builder")
 	links := flag.String("links", "", "link log to build from: one \"source<TAB>target\" per line")
 	flag.Parse()
-	if err := run(*addr, *store, *links); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *addr, *store, *links, nil); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(addr, store, links string) error {
+// run serves until ctx is done, then shuts the server down gracefully.
+// ready, if not nil, is called with the listening address.
+func run(ctx context.Context, addr, store, links string, ready func(addr string)) error {
 	if (store == "") == (links == "") {
 		return errors.New("give exactly one of -store and -links")
 	}
@@ -59,12 +64,17 @@ func run(addr, store, links string) error {
 	if err != nil {
 		return err
 	}
-	log.Printf("serving %d URLs, %d links on http://%s", s.NumNodes(), s.NumArcs(), addr)
-	srv := &http.Server{Addr: addr, Handler: newHandler(s), ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.Printf("serving %d URLs, %d links on http://%s", s.NumNodes(), s.NumArcs(), ln.Addr())
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	srv := &http.Server{Handler: newHandler(s), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -72,7 +82,9 @@ func run(addr, store, links string) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return srv.Shutdown(sctx)
+	err = srv.Shutdown(sctx)
+	<-errc // Serve has returned http.ErrServerClosed
+	return err
 }
 
 // buildFromTSV streams a link log into a store with bounded memory.

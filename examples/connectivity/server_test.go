@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -154,14 +155,49 @@ func TestServer(t *testing.T) {
 }
 
 func TestRunArguments(t *testing.T) {
-	if err := run("127.0.0.1:0", "", ""); err == nil {
+	ctx := context.Background()
+	if err := run(ctx, "127.0.0.1:0", "", "", nil); err == nil {
 		t.Fatal("no source: want an error")
 	}
-	if err := run("127.0.0.1:0", "x", "y"); err == nil {
+	if err := run(ctx, "127.0.0.1:0", "x", "y", nil); err == nil {
 		t.Fatal("two sources: want an error")
 	}
-	if err := run("127.0.0.1:0", filepath.Join(t.TempDir(), "missing"), ""); err == nil {
+	if err := run(ctx, "127.0.0.1:0", filepath.Join(t.TempDir(), "missing"), "", nil); err == nil {
 		t.Fatal("missing store: want an error")
+	}
+}
+
+// TestRunServesAndShutsDown runs the command's server from a link log on a
+// loopback port, queries it, and cancels it: run must return cleanly and
+// leave no goroutines behind (checked by goleak in TestMain).
+func TestRunServesAndShutsDown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "links.tsv")
+	os.WriteFile(path, []byte("http://a.example/\thttp://b.example/\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, "127.0.0.1:0", "", path, func(a string) { addrc <- a }) }()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	client := &http.Client{}
+	resp, err := client.Get("http://" + addr + "/in?url=http://b.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v neighbours
+	json.NewDecoder(resp.Body).Decode(&v)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(v.Links) != 1 || v.Links[0].URL != "http://a.example/" {
+		t.Fatalf("answer %d %+v", resp.StatusCode, v)
+	}
+	client.CloseIdleConnections()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 
