@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"html"
+	"math/bits"
 	"net/url"
 	"strings"
 	"sync"
@@ -48,28 +50,173 @@ func (p *HTML) Parse(resp *Response) (*Document, error) {
 	return d, nil
 }
 
-// invisible reports elements whose content is not visible text. All but
-// template and head are raw-text elements, which the tokenizer ends at their
-// end tag, so an unclosed one cannot hide the rest of the page.
-func invisible(name string) bool {
-	switch name {
-	case "script", "style", "template", "noscript", "noembed", "noframes", "iframe", "xmp", "head":
-		return true
-	}
-	return false
+// Flags of the elements the parser treats specially.
+const (
+	// tagBlock elements separate words: their tags count as whitespace.
+	tagBlock = 1 << iota
+	// tagHidden elements have no visible text. All but template and head
+	// are raw-text elements, which the tokenizer ends at their end tag, so
+	// an unclosed one cannot hide the rest of the page.
+	tagHidden
+)
+
+// tagInfo is a known element: its interned name and flags.
+type tagInfo struct {
+	name  string
+	flags uint8
 }
 
-// blockTags separate words: their start and end tags count as whitespace.
-func block(name string) bool {
-	switch name {
-	case "p", "div", "br", "li", "ul", "ol", "dl", "dt", "dd", "tr", "td", "th", "table", "thead", "tbody",
-		"tfoot", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "section", "article", "header", "footer", "nav",
-		"aside", "main", "blockquote", "pre", "form", "fieldset", "legend", "figure", "figcaption",
-		"address", "option", "select", "textarea", "button", "label", "caption", "body", "title", "img",
-		"input", "center", "details", "summary", "dialog", "frameset", "frame", "area", "map", "video", "audio":
-		return true
+// lookupTag returns the info of the element named b (lowercase); the zero
+// tagInfo for elements the parser does not look at. A switch, which the
+// compiler turns into a binary search without allocating.
+func lookupTag(b []byte) tagInfo {
+	switch string(b) {
+	case "a":
+		return tagInfo{"a", 0}
+	case "link":
+		return tagInfo{"link", 0}
+	case "meta":
+		return tagInfo{"meta", 0}
+	case "base":
+		return tagInfo{"base", 0}
+	case "html":
+		return tagInfo{"html", 0}
+	case "script":
+		return tagInfo{"script", tagHidden}
+	case "style":
+		return tagInfo{"style", tagHidden}
+	case "template":
+		return tagInfo{"template", tagHidden}
+	case "noscript":
+		return tagInfo{"noscript", tagHidden}
+	case "noembed":
+		return tagInfo{"noembed", tagHidden}
+	case "noframes":
+		return tagInfo{"noframes", tagHidden}
+	case "iframe":
+		return tagInfo{"iframe", tagHidden}
+	case "xmp":
+		return tagInfo{"xmp", tagHidden}
+	case "head":
+		return tagInfo{"head", tagHidden}
+	case "p":
+		return tagInfo{"p", tagBlock}
+	case "div":
+		return tagInfo{"div", tagBlock}
+	case "br":
+		return tagInfo{"br", tagBlock}
+	case "li":
+		return tagInfo{"li", tagBlock}
+	case "ul":
+		return tagInfo{"ul", tagBlock}
+	case "ol":
+		return tagInfo{"ol", tagBlock}
+	case "dl":
+		return tagInfo{"dl", tagBlock}
+	case "dt":
+		return tagInfo{"dt", tagBlock}
+	case "dd":
+		return tagInfo{"dd", tagBlock}
+	case "tr":
+		return tagInfo{"tr", tagBlock}
+	case "td":
+		return tagInfo{"td", tagBlock}
+	case "th":
+		return tagInfo{"th", tagBlock}
+	case "table":
+		return tagInfo{"table", tagBlock}
+	case "thead":
+		return tagInfo{"thead", tagBlock}
+	case "tbody":
+		return tagInfo{"tbody", tagBlock}
+	case "tfoot":
+		return tagInfo{"tfoot", tagBlock}
+	case "h1":
+		return tagInfo{"h1", tagBlock}
+	case "h2":
+		return tagInfo{"h2", tagBlock}
+	case "h3":
+		return tagInfo{"h3", tagBlock}
+	case "h4":
+		return tagInfo{"h4", tagBlock}
+	case "h5":
+		return tagInfo{"h5", tagBlock}
+	case "h6":
+		return tagInfo{"h6", tagBlock}
+	case "hr":
+		return tagInfo{"hr", tagBlock}
+	case "section":
+		return tagInfo{"section", tagBlock}
+	case "article":
+		return tagInfo{"article", tagBlock}
+	case "header":
+		return tagInfo{"header", tagBlock}
+	case "footer":
+		return tagInfo{"footer", tagBlock}
+	case "nav":
+		return tagInfo{"nav", tagBlock}
+	case "aside":
+		return tagInfo{"aside", tagBlock}
+	case "main":
+		return tagInfo{"main", tagBlock}
+	case "blockquote":
+		return tagInfo{"blockquote", tagBlock}
+	case "pre":
+		return tagInfo{"pre", tagBlock}
+	case "form":
+		return tagInfo{"form", tagBlock}
+	case "fieldset":
+		return tagInfo{"fieldset", tagBlock}
+	case "legend":
+		return tagInfo{"legend", tagBlock}
+	case "figure":
+		return tagInfo{"figure", tagBlock}
+	case "figcaption":
+		return tagInfo{"figcaption", tagBlock}
+	case "address":
+		return tagInfo{"address", tagBlock}
+	case "option":
+		return tagInfo{"option", tagBlock}
+	case "select":
+		return tagInfo{"select", tagBlock}
+	case "textarea":
+		return tagInfo{"textarea", tagBlock}
+	case "button":
+		return tagInfo{"button", tagBlock}
+	case "label":
+		return tagInfo{"label", tagBlock}
+	case "caption":
+		return tagInfo{"caption", tagBlock}
+	case "body":
+		return tagInfo{"body", tagBlock}
+	case "title":
+		return tagInfo{"title", tagBlock}
+	case "img":
+		return tagInfo{"img", tagBlock}
+	case "input":
+		return tagInfo{"input", tagBlock}
+	case "center":
+		return tagInfo{"center", tagBlock}
+	case "details":
+		return tagInfo{"details", tagBlock}
+	case "summary":
+		return tagInfo{"summary", tagBlock}
+	case "dialog":
+		return tagInfo{"dialog", tagBlock}
+	case "frameset":
+		return tagInfo{"frameset", tagBlock}
+	case "frame":
+		return tagInfo{"frame", tagBlock}
+	case "area":
+		return tagInfo{"area", tagBlock}
+	case "map":
+		return tagInfo{"map", tagBlock}
+	case "video":
+		return tagInfo{"video", tagBlock}
+	case "audio":
+		return tagInfo{"audio", tagBlock}
 	}
-	return false
+	return tagInfo{}
 }
 
 // pendingLink is a link whose href is resolved once the base is known.
@@ -147,7 +294,13 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 			if len(s.hidden) > 0 && !s.inTitle {
 				continue
 			}
-			t := z.Text()
+			// The raw bytes of a text token are its text; only entities
+			// need Text's decoding (its newline conversion is moot once
+			// whitespace is collapsed). Skipping it saves two passes.
+			t := z.Raw()
+			if bytes.IndexByte(t, '&') >= 0 {
+				t = z.Text()
+			}
 			if s.inTitle {
 				if !s.titleDone {
 					s.title = appendCollapsed(s.title, t, 1<<12)
@@ -171,7 +324,7 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 
 func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 	var nb [12]byte
-	name, rest := tagName(raw, nb[:0])
+	name, flags, rest := tagName(raw, nb[:0])
 	switch name {
 	case "a":
 		s.closeAnchor()
@@ -224,12 +377,12 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 		}
 	}
 	if selfClosing {
-		if block(name) {
+		if flags&tagBlock != 0 {
 			s.space()
 		}
 		return
 	}
-	if invisible(name) {
+	if flags&tagHidden != 0 {
 		if name != "head" || len(s.hidden) == 0 {
 			s.hidden = append(s.hidden, name)
 		}
@@ -239,14 +392,14 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 	} else if name == "body" && len(s.hidden) > 0 && s.hidden[0] == "head" {
 		s.hidden = s.hidden[:0] // <body> ends an unclosed <head>
 	}
-	if block(name) {
+	if flags&tagBlock != 0 {
 		s.space()
 	}
 }
 
 func (s *htmlState) endTag(raw []byte) {
 	var nb [12]byte
-	name, _ := tagName(raw, nb[:0])
+	name, flags, _ := tagName(raw, nb[:0])
 	switch name {
 	case "a":
 		s.closeAnchor()
@@ -263,7 +416,7 @@ func (s *htmlState) endTag(raw []byte) {
 			break
 		}
 	}
-	if block(name) {
+	if flags&tagBlock != 0 {
 		s.space()
 	}
 }
@@ -422,26 +575,41 @@ func hasToken(list, tok string) bool {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
-// textSpecial marks the bytes appendCollapsed must look at one by one:
-// whitespace, NUL, and 0xC2 (the first byte of U+00A0).
-var textSpecial = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '\f': true, 0: true, 0xc2: true}
+// textOrdinary marks the bytes appendCollapsed copies as they are: all but
+// whitespace, NUL and 0xC2 (the first byte of U+00A0).
+var textOrdinary = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c > ' ' && c != 0xc2
+	}
+	return t
+}()
 
 // appendCollapsed appends t with runs of whitespace (including U+00A0)
 // collapsed to one space and NUL dropped, up to max bytes in total, never
-// ending inside a UTF-8 sequence. Runs of ordinary bytes are copied whole.
+// ending inside a UTF-8 sequence. Text that is already collapsed (words
+// separated by single spaces) is copied in runs, not byte by byte.
 func appendCollapsed(dst, t []byte, max int) []byte {
 	space := len(dst) > 0 && dst[len(dst)-1] == ' '
 	for i := 0; i < len(t); {
 		j := i
-		for j < len(t) && !textSpecial[t[j]] {
-			j++
+		if i < len(t) && textOrdinary[t[i]] {
+			j = i + 1 + collapsedPrefix(t[i+1:], false)
+		}
+		for j < len(t) {
+			if textOrdinary[t[j]] {
+				j++
+			} else if t[j] == ' ' && j > i && j+1 < len(t) && textOrdinary[t[j+1]] {
+				j += 2 // a single space between words stays as it is
+			} else {
+				break
+			}
 		}
 		if j > i {
 			if len(dst)+j-i > max {
 				return trimPartialRune(append(dst, t[i:i+max-len(dst)]...))
 			}
 			dst = append(dst, t[i:j]...)
-			space = false
+			space = dst[len(dst)-1] == ' '
 			i = j
 			continue
 		}
@@ -480,6 +648,40 @@ func appendCollapsed(dst, t []byte, max int) []byte {
 	return dst
 }
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// zeroBytes returns the high bit of every zero byte of v (exactly, without
+// the false positives of the shorter formula).
+func zeroBytes(v uint64) uint64 {
+	return ^(((v & ^uint64(msb)) + ^uint64(msb)) | v) & msb
+}
+
+// collapsedPrefix returns the length of the prefix of t, 8 bytes at a time,
+// that is already collapsed text: no whitespace but single spaces, no NUL,
+// no 0xC2. prevSpace says whether the byte before t is a space.
+func collapsedPrefix(t []byte, prevSpace bool) int {
+	n := 0
+	for len(t)-n >= 8 {
+		v := binary.LittleEndian.Uint64(t[n:])
+		ctl := zeroBytes(v & (0xe0 * lsb)) // bytes < 0x20
+		c2 := zeroBytes(v ^ (0xc2 * lsb))
+		sp := zeroBytes(v ^ (0x20 * lsb))
+		prev := sp << 8
+		if prevSpace {
+			prev |= 0x80
+		}
+		if bad := ctl | c2 | (sp & prev); bad != 0 {
+			return n + bits.TrailingZeros64(bad)/8
+		}
+		prevSpace = sp>>63 != 0
+		n += 8
+	}
+	return n
+}
+
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
 func trimPartialRune(b []byte) []byte {
 	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
@@ -500,12 +702,11 @@ func collapse(s string) string {
 	return string(bytes.TrimSpace(appendCollapsed(nil, []byte(s), len(s)+1)))
 }
 
-// tagName returns the lowercase name of the tag whose raw bytes are raw
-// ("<A HREF=x>" → "a"), using buf as scratch, and the bytes after the name.
-// Names longer than buf are returned as "" (no tag of interest is that
-// long). The string shares no memory with raw; the compiler does not
-// allocate it when it is only compared.
-func tagName(raw []byte, buf []byte) (string, []byte) {
+// tagName returns the interned lowercase name and the flags of the tag
+// whose raw bytes are raw ("<A HREF=x>" → "a"), using buf as scratch, and
+// the bytes after the name. Elements the parser does not know are returned
+// as "".
+func tagName(raw []byte, buf []byte) (string, uint8, []byte) {
 	i := 1
 	if i < len(raw) && raw[i] == '/' {
 		i++
@@ -515,7 +716,7 @@ func tagName(raw []byte, buf []byte) (string, []byte) {
 		j++
 	}
 	if j-i > cap(buf) {
-		return "", raw[j:]
+		return "", 0, raw[j:]
 	}
 	for _, c := range raw[i:j] {
 		if 'A' <= c && c <= 'Z' {
@@ -523,56 +724,8 @@ func tagName(raw []byte, buf []byte) (string, []byte) {
 		}
 		buf = append(buf, c)
 	}
-	return internTag(buf), raw[j:]
-}
-
-// internTag returns a constant string for the tag names the parser looks
-// at, so that no string is allocated per tag.
-func internTag(b []byte) string {
-	switch string(b) {
-	case "a":
-		return "a"
-	case "area":
-		return "area"
-	case "link":
-		return "link"
-	case "iframe":
-		return "iframe"
-	case "frame":
-		return "frame"
-	case "img":
-		return "img"
-	case "meta":
-		return "meta"
-	case "base":
-		return "base"
-	case "html":
-		return "html"
-	case "head":
-		return "head"
-	case "body":
-		return "body"
-	case "title":
-		return "title"
-	case "script":
-		return "script"
-	case "style":
-		return "style"
-	case "template":
-		return "template"
-	case "noscript":
-		return "noscript"
-	case "noembed":
-		return "noembed"
-	case "noframes":
-		return "noframes"
-	case "xmp":
-		return "xmp"
-	}
-	if block(string(b)) {
-		return "p" // any block element: only the word break matters
-	}
-	return ""
+	t := lookupTag(buf)
+	return t.name, t.flags, raw[j:]
 }
 
 // attr returns the value of the first attribute named key (lowercase) in

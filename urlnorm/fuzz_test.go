@@ -39,12 +39,22 @@ func FuzzResolve(f *testing.F) {
 	f.Add("https://x.example/", `\\bücher.example\ü x`)
 	f.Add("http://[::1]:80/", "//[2001:db8::1]/%zz")
 	f.Add("mailto:x@y", "z")
+	f.Add("http://a/b/c/d;p?q", "g;x=1/y?a=b#c")
+	f.Add("http://a/b", "/x:y/z")
+	f.Add("http://a", "g")
+	f.Add("http://a/b/c/d", "../../x/./y")
+	f.Add("http://a/b/c/d", "./../y?q#f")
+	f.Add("http://a/b", "../../../../z/")
 	f.Fuzz(func(t *testing.T, base, ref string) {
 		b, err := url.Parse(base)
 		if err != nil {
 			return
 		}
 		u, err := Resolve(b, ref)
+		slow, slowErr := resolve(b, ref, false)
+		if (err == nil) != (slowErr == nil) || err == nil && u.String() != slow.String() {
+			t.Fatalf("Resolve(%q, %q) = %v, %v; general path %v, %v", base, ref, u, err, slow, slowErr)
+		}
 		if err != nil {
 			return
 		}

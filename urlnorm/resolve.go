@@ -33,10 +33,22 @@ var idnaProfile = idna.New(
 // IPv6 literals in brackets are kept as they are. Resolve does not
 // canonicalize beyond that: use Canonical for the duplicate-detection key.
 //
-// base may be nil, in which case ref must be absolute. Resolve does not
+// base must be absolute; it may be nil, in which case ref must be absolute. Resolve does not
 // modify base. It is safe for concurrent use and costs one url.Parse plus a
 // copy of ref.
 func Resolve(base *url.URL, ref string) (*url.URL, error) {
+	return resolve(base, ref, true)
+}
+
+// resolve is Resolve; without shortcuts it always takes the general path
+// (clean, url.Parse, url.ResolveReference), which FuzzResolve compares the
+// shortcuts with.
+func resolve(base *url.URL, ref string, shortcuts bool) (*url.URL, error) {
+	if shortcuts {
+		if u, ok := fastResolve(base, ref); ok {
+			return u, nil
+		}
+	}
 	baseScheme := ""
 	if base != nil {
 		baseScheme = base.Scheme
@@ -55,11 +67,152 @@ func Resolve(base *url.URL, ref string) (*url.URL, error) {
 		}
 		return r, nil
 	}
-	t := base.ResolveReference(r)
+	if !base.IsAbs() {
+		return nil, &Error{Op: "resolve", URL: ref, Err: ErrNoScheme}
+	}
+	var t *url.URL
+	if shortcuts && r.Scheme != "" && r.Opaque == "" && r.RawPath == "" &&
+		(r.Path == "" || r.Path[0] == '/' && !hasDotSegment(r.Path)) {
+		t = r // an absolute reference without dot segments is its own target
+	} else {
+		t = base.ResolveReference(r)
+	}
+	if !validHostPort(t.Host) {
+		// net/url accepts "//::" in a relative reference but not in the
+		// absolute URL it resolves to.
+		return nil, &Error{Op: "resolve", URL: ref, Err: ErrBadPort}
+	}
+	if t.Host == "" && strings.HasPrefix(t.Path, "//") {
+		// "//" would start an authority when the URL is written out
+		// (RFC 3986 §5.3); "/." keeps the path as it is.
+		t.Path = "/." + t.Path
+		if t.RawPath != "" {
+			t.RawPath = "/." + t.RawPath
+		}
+	}
 	// RFC 3986 §5.2.2: the target's fragment is always the reference's.
 	// net/url keeps the base's fragment for an empty reference.
 	t.Fragment, t.RawFragment = r.Fragment, r.RawFragment
 	return t, nil
+}
+
+// fastChar marks the bytes for which a relative reference needs neither
+// cleaning nor escaping and net/url keeps it as written: unreserved
+// characters and the delimiters "/?#&=;:,+@$".
+var fastChar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = class[c]&clsUnreserved != 0
+	}
+	for _, c := range "/?#&=;:,+@$" {
+		t[c] = true
+	}
+	return t
+}()
+
+// fastResolve resolves the common hrefs (a relative path, maybe with query
+// and fragment, made of fastChar bytes and without dot segments but leading
+// "./" and "../", against a plain hierarchical base) with one allocation, the result. It reports false
+// when the general path must be taken; for the references it accepts its
+// result equals that of url.ResolveReference (checked by FuzzResolve).
+func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
+	if base == nil || ref == "" || base.Scheme == "" || base.Opaque != "" || base.RawPath != "" || base.Host == "" ||
+		ref[0] == '?' || ref[0] == '#' || strings.HasPrefix(ref, "//") || !validHostPort(base.Host) {
+		return nil, false
+	}
+	hash := false
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		if !fastChar[c] || (c == '#' && hash) {
+			return nil, false
+		}
+		hash = hash || c == '#'
+	}
+	if end := strings.IndexAny(ref, "/?#"); strings.IndexByte(ref[:max(end, 0)], ':') >= 0 ||
+		(end < 0 && strings.IndexByte(ref, ':') >= 0) {
+		return nil, false // a scheme, or a colon in the first segment
+	}
+	path, frag, _ := strings.Cut(ref, "#")
+	path, query, hasQuery := strings.Cut(path, "?")
+	if path == "" {
+		return nil, false
+	}
+	if strings.Contains(base.Path, "/.") {
+		return nil, false
+	}
+	if path[0] != '/' {
+		dir := base.Path[:strings.LastIndexByte(base.Path, '/')+1]
+		if dir == "" {
+			dir = "/"
+		}
+		// Leading "./" and "../" (the usual relative links) move within
+		// the base's directories, as RFC 3986 §5.2.4 would.
+		for {
+			if rest, ok := strings.CutPrefix(path, "../"); ok {
+				path = rest
+				if len(dir) > 1 {
+					dir = dir[:strings.LastIndexByte(dir[:len(dir)-1], '/')+1]
+				}
+			} else if rest, ok := strings.CutPrefix(path, "./"); ok {
+				path = rest
+			} else {
+				break
+			}
+		}
+		if hasDotSegment(path) {
+			return nil, false
+		}
+		path = dir + path
+	} else if hasDotSegment(path) {
+		return nil, false
+	}
+	u := &url.URL{
+		Scheme:     base.Scheme,
+		User:       base.User,
+		Host:       base.Host,
+		Path:       path,
+		RawQuery:   query,
+		ForceQuery: hasQuery && query == "",
+		Fragment:   frag,
+	}
+	return u, true
+}
+
+// validHostPort reports whether the port of host, if any, is a decimal
+// number and the host name holds no colon outside brackets.
+func validHostPort(host string) bool {
+	if strings.HasPrefix(host, "[") {
+		end := strings.LastIndexByte(host, ']')
+		if end < 0 {
+			return false
+		}
+		host = "x" + host[end+1:]
+	}
+	i := strings.IndexByte(host, ':')
+	if i < 0 {
+		return true
+	}
+	for _, c := range []byte(host[i+1:]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// hasDotSegment reports whether path has a "." or ".." segment.
+func hasDotSegment(path string) bool {
+	for path != "" {
+		seg := path
+		if i := strings.IndexByte(path, '/'); i >= 0 {
+			seg, path = path[:i], path[i+1:]
+		} else {
+			path = ""
+		}
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // clean applies browser leniency to ref so that url.Parse accepts what

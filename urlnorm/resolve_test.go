@@ -101,6 +101,7 @@ func TestResolveLenient(t *testing.T) {
 		{"http://a/b/c", "mailto:x@example.com", "mailto:x@example.com"},
 		{"http://a/b/c", "javascript:void(0)", "javascript:void(0)"},
 		{"http://a/b/c#frag", "", "http://a/b/c"},
+		{"foo:/a/b", "..//c", "foo:///c"},
 		{"http://a/b/c#frag", "#other", "http://a/b/c#other"},
 		{"http://en.wikipedia.org/wiki/Main_Page", "/wiki/Wikipedia:General_disclaimer",
 			"http://en.wikipedia.org/wiki/Wikipedia:General_disclaimer"},
@@ -131,6 +132,7 @@ func TestResolveErrors(t *testing.T) {
 		{"http://a/", "http://bad\u200dhost\u00ad.example\uFFFF/", ErrBadHost},
 		{"http://a/", "http://%zz\u00e9/", ErrBadHost},
 		{"http://a/", "http://[::1/", nil},
+		{"/relative/base", "x", ErrNoScheme},
 	}
 	for _, tt := range tests {
 		var base *url.URL
