@@ -26,7 +26,8 @@ type FetchFunc func(ctx context.Context, rawURL string) (*Response, error)
 
 // HTTPFetch returns a FetchFunc over client (http.DefaultClient when nil)
 // that sends userAgent, reads at most MaxSize+1 bytes of the body and leaves
-// redirects to the Cache. It does not mutate client.
+// redirects to the Cache. It does not mutate client. The FetchFunc is safe
+// for concurrent use.
 func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
 	if client == nil {
 		client = http.DefaultClient

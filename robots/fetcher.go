@@ -12,7 +12,8 @@ import (
 // User-Agent as pages. A fetch.Fetcher does not follow redirects and reports
 // the resolved Location, which is what the Cache expects. A body the fetcher
 // truncated is parsed as far as it goes (its MaxBodySize should be at least
-// MaxSize).
+// MaxSize). The FetchFunc is safe for concurrent use, as every fetch.Fetcher
+// must be.
 func FromFetcher(f fetch.Fetcher) FetchFunc {
 	return func(ctx context.Context, rawURL string) (*Response, error) {
 		u, err := url.Parse(rawURL)
