@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -30,7 +31,8 @@ type Options struct {
 	// Weights are the biased front queue selector's weights, one per front
 	// queue, lowest priority first (Mercator only). A front queue is picked
 	// at random among the non-empty ones with probability proportional to
-	// its weight. Default: queue i weighs i+1.
+	// its weight. Default, and for missing or non-positive entries: queue
+	// i weighs i+1.
 	Weights []float64
 	// Seed seeds the front queue selector, so a run can be repeated.
 	// Default 0 (a fixed seed).
@@ -62,16 +64,16 @@ func (o *Options) ensureDefaults() {
 	if o.Revisit == nil {
 		o.Revisit = ChangeRate{}
 	}
-	if len(o.Weights) != o.FrontQueues {
-		w := make([]float64, o.FrontQueues)
-		for i := range w {
-			w[i] = float64(i + 1)
-			if i < len(o.Weights) && o.Weights[i] > 0 {
-				w[i] = o.Weights[i]
-			}
+	// Copied, so the caller's slice may change later; missing or
+	// non-positive weights take the default.
+	w := make([]float64, o.FrontQueues)
+	for i := range w {
+		w[i] = float64(i + 1)
+		if i < len(o.Weights) && o.Weights[i] > 0 && !math.IsInf(o.Weights[i], 0) {
+			w[i] = o.Weights[i]
 		}
-		o.Weights = w
 	}
+	o.Weights = w
 	if o.Clock == nil {
 		o.Clock = SystemClock{}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -163,8 +164,14 @@ func Open(dir string, o *Options) (*Store, error) {
 
 type quietLogger struct{}
 
-func (quietLogger) Infof(string, ...any)  {}
-func (quietLogger) Errorf(string, ...any) {}
+// quietLogger drops Pebble's informational messages and passes its
+// errors to the standard logger. Pebble calls Fatalf only on invariant
+// violations it cannot continue from; the default logger would exit the
+// process, this one panics so that the caller's recovery can run.
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	log.Printf("diskq: pebble: "+format, args...)
+}
 func (quietLogger) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf("diskq: pebble: "+format, args...))
 }
