@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,5 +182,83 @@ func testWeb(t *testing.T, seed int64) {
 				t.Errorf("false-positive rate %.4f > 0.01", fpRate)
 			}
 		})
+	}
+}
+
+// TestWebRecrawl plays continuous crawling (§20.2.1): crawl the web, let
+// a day pass (pages with short change periods get new versions), crawl
+// again. An unchanged page is seen at its own URL; a changed page's old
+// fingerprint is forgotten and its new version is recorded afresh instead
+// of being reported as a near-duplicate of its own past.
+func TestWebRecrawl(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	w := fetchtest.NewWeb(fetchtest.Config{
+		Seed: 4, Hosts: map[bool]int{false: 12, true: 5}[raceEnabled], Mirrors: -1, NearDuplicates: -1,
+		ChangePeriods: []time.Duration{0, 24 * time.Hour},
+		Clock: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			return now
+		},
+	})
+	defer w.Close()
+	ctx := context.Background()
+	c, err := dedup.NewContent(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := make(map[string]uint64) // URL → fingerprint of the recorded version
+	version := make(map[string]int64)
+	oldText := make(map[string][]byte)
+	for _, d := range fetchWeb(t, w) {
+		oldText[d.url] = d.text
+		m, err := c.Seen(ctx, dedup.Doc{URL: d.url, Text: d.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Seen {
+			t.Fatalf("first crawl: %s seen as %s", d.url, m.URL)
+		}
+		stored[d.url] = m.Fingerprint
+		version[d.url], _ = w.Version(d.url)
+	}
+
+	mu.Lock()
+	now = now.Add(25 * time.Hour)
+	mu.Unlock()
+	var changed, unchanged, nearOwnPast int
+	for _, d := range fetchWeb(t, w) {
+		v, _ := w.Version(d.url)
+		if v == version[d.url] {
+			unchanged++
+			m, err := c.Seen(ctx, dedup.Doc{URL: d.url, Text: d.text})
+			if err != nil || !m.Seen || m.Near || m.URL != d.url {
+				t.Fatalf("unchanged %s: %+v, %v", d.url, m, err)
+			}
+			continue
+		}
+		changed++
+		if fp := dedup.TextFingerprint(d.text); fp == stored[d.url] {
+			t.Fatalf("%s: new version %d has the old fingerprint", d.url, v)
+		}
+		// Without Forget, would the new version match the old one?
+		shadow, _ := dedup.NewContent(nil)
+		shadow.Seen(ctx, dedup.Doc{URL: d.url, Text: oldText[d.url]})
+		if m, _ := shadow.Seen(ctx, dedup.Doc{URL: d.url, Text: d.text}); m.Seen {
+			nearOwnPast++
+		}
+		if err := c.Forget(ctx, stored[d.url]); err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.Seen(ctx, dedup.Doc{URL: d.url, Text: d.text})
+		if err != nil || m.Seen {
+			t.Fatalf("changed %s after Forget: %+v, %v", d.url, m, err)
+		}
+		stored[d.url] = m.Fingerprint
+	}
+	t.Logf("recrawl: %d unchanged pages seen at their own URL, %d changed pages re-recorded (%d near their past)", unchanged, changed, nearOwnPast)
+	if changed == 0 || unchanged == 0 {
+		t.Fatalf("the clock change left %d changed, %d unchanged pages", changed, unchanged)
 	}
 }
