@@ -282,7 +282,9 @@ func (c *Cache) Get(ctx context.Context, u *url.URL) (*Rules, error) {
 // ("example.com" or "example.com:8080"); when both its http and https
 // robots.txt are cached the larger delay applies. Delay never fetches: a host
 // not cached yet has no delay. Capped hosts are still crawled, once per
-// MaxCrawlDelay; the frontier should defer them rather than drop them.
+// MaxCrawlDelay; the frontier should defer them rather than drop them (the
+// uncapped value is Get(ctx, u).CrawlDelay(agent)). Delay costs two map
+// lookups under the Cache's mutex.
 func (c *Cache) Delay(host string) (d time.Duration, capped bool) {
 	host = strings.ToLower(host)
 	c.mu.Lock()
