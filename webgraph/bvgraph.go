@@ -86,6 +86,12 @@ func Load(p *Properties, graph, offsets []byte) (*BVGraph, error) {
 	if g.zk < 1 || g.zk > 63 || g.window < 0 || g.window > 1<<16 || g.minInt < 0 {
 		return nil, formatErr("parameters windowsize=%d minintervallength=%d zetak=%d", g.window, g.minInt, g.zk)
 	}
+	// Every node takes at least one bit of the graph stream (its outdegree)
+	// and of the offsets stream: refuse node counts the data cannot hold
+	// before allocating per-node memory.
+	if uint64(p.Nodes) > g.nbits || (offsets != nil && uint64(p.Nodes)+1 > uint64(len(offsets))*8) {
+		return nil, formatErr("%d nodes do not fit in %d graph bytes and %d offset bytes", p.Nodes, len(graph), len(offsets))
+	}
 	g.fast = g.flags == Flags{}.resolved()
 	g.pool.New = func() any { return new(succState) }
 	if offsets == nil {

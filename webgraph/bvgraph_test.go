@@ -285,6 +285,15 @@ func TestCorruptStreams(t *testing.T) {
 	}
 }
 
+func TestHugeNodeCountRefused(t *testing.T) {
+	p := &Properties{Nodes: 1 << 30, Arcs: 0, WindowSize: 7, MaxRefCount: 3, MinIntervalLength: 4, ZetaK: 3}
+	for _, offs := range [][]byte{nil, {0x80}} {
+		if _, err := Load(p, []byte{0x80, 0}, offs); !errors.Is(err, ErrFormat) {
+			t.Fatalf("err = %v, want ErrFormat", err)
+		}
+	}
+}
+
 // exerciseGraph decodes everything it can; errors are fine, panics are not.
 func exerciseGraph(t *testing.T, p *Properties, data, offs []byte) {
 	t.Helper()
@@ -483,5 +492,16 @@ func TestChainLongerThanMaxRef(t *testing.T) {
 	}
 	if _, err := g2.Successors(49, nil); !errors.Is(err, ErrFormat) {
 		t.Fatalf("err = %v, want ErrFormat", err)
+	}
+}
+
+func TestEmptyAndTinyGraphs(t *testing.T) {
+	for _, lists := range [][][]int{nil, {{}}, {{0}}, {{}, {}, {}}, {{1}, {0}}} {
+		g, data, _ := encodeLists(t, lists, nil)
+		checkLists(t, g, lists)
+		p := g.Properties()
+		if _, err := Load(&p, data, nil); err != nil {
+			t.Fatalf("%v: rebuilding offsets: %v", lists, err)
+		}
 	}
 }
