@@ -218,6 +218,9 @@ func ToUTF8(body []byte, contentType string) ([]byte, string) {
 	return out, name
 }
 
+// gzipPool recycles gzip readers between fetches.
+var gzipPool sync.Pool
+
 // countingReader counts the bytes read through it, for MinRate and MaxRatio.
 type countingReader struct {
 	r io.Reader
@@ -246,14 +249,20 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 	var r io.Reader = wire
 	switch strings.ToLower(strings.TrimSpace(hresp.Header.Get("Content-Encoding"))) {
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(wire)
+		zr, _ := gzipPool.Get().(*gzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(wire)
+		} else {
+			err = zr.Reset(wire)
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) { // empty body: nothing to decode
 				return nil, 0, false, nil
 			}
 			return nil, wire.n.Load(), false, protocolErr(err)
 		}
-		defer zr.Close()
+		defer gzipPool.Put(zr) // its 40 KiB of decoder state are reused
 		r = zr
 	case "deflate":
 		zr, err := zlib.NewReader(wire)

@@ -301,7 +301,7 @@ func TestGzip(t *testing.T) {
 func TestCompressionBomb(t *testing.T) {
 	var bomb bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&bomb, gzip.BestCompression)
-	zw.Write(make([]byte, 8<<20))
+	zw.Write(make([]byte, 2<<20)) // 2 MiB of zeros: about 2 KiB compressed
 	zw.Close()
 	_, f, base := testServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
@@ -552,4 +552,48 @@ func TestStatic(t *testing.T) {
 	if resp, _ := get(t, ff, "http://x.test/"); resp.Status != 418 {
 		t.Errorf("FetcherFunc = %+v", resp)
 	}
+}
+
+// TestResolverTimeout: a resolver that hangs is cut by the total timeout.
+func TestResolverTimeout(t *testing.T) {
+	res := &slowResolver{delay: 10 * time.Second, r: newMapResolver()}
+	f := NewHTTP(Options{Resolver: res, Timeout: 100 * time.Millisecond})
+	defer f.Close()
+	start := time.Now()
+	_, err := get(t, f, "http://hang.test/")
+	wantKind(t, err, KindTimeout, ErrTimeout)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// BenchmarkFetch measures fetches per second from a loopback server (a
+// 20 KiB gzip-encoded HTML page on a kept-alive connection), which bounds
+// what one worker can do when the network is not the bottleneck.
+func BenchmarkFetch(b *testing.B) {
+	page := strings.Repeat("<p>Some text of a page, with <a href=/x>links</a>.</p>\n", 400)
+	var gzPage bytes.Buffer
+	zw := gzip.NewWriter(&gzPage)
+	io.WriteString(zw, page)
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(gzPage.Bytes())
+	}))
+	defer srv.Close()
+	f := NewHTTP(Options{Resolver: newMapResolver("bench.test", "127.0.0.1"), AllowPrivate: true})
+	defer f.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	u, _ := url.Parse("http://bench.test:" + port + "/")
+	req := &Request{URL: u}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		resp, err := f.Fetch(context.Background(), req)
+		if err != nil || len(resp.Body) != len(page) {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 }
