@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -105,4 +106,51 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return -1
+}
+
+// TestSharedWindow16Unlimited compresses cnr-2000 with window 16 and
+// unlimited reference chains: the size must be the published 2.448
+// bits/link, and random access must follow chains thousands of lists long.
+func TestSharedWindow16Unlimited(t *testing.T) {
+	skipUnderRace(t)
+	g := openShared(t, "cnr-2000")
+	var gb bytes.Buffer
+	enc, err := NewEncoder(&gb, nil, &Options{WindowSize: 16, MaxRefCount: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := g.NodeIterator()
+	for it.Next() {
+		if err := enc.Add(it.Successors()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := enc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Extra["bitsperlink"] != "2.448" {
+		t.Errorf("bits/link = %s, published figure 2.448", p.Extra["bitsperlink"])
+	}
+	g16, err := Load(p, gb.Bytes(), nil) // offsets rebuilt by a sequential pass
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st succState
+	var want []int
+	longest := 0
+	for x := 0; x < g.NumNodes(); x += 1009 {
+		got, err := g16.successors(x, nil, &st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest = max(longest, len(st.chain))
+		if want, err = g.Successors(x, want); err != nil || !slices.Equal(got, want) {
+			t.Fatalf("node %d: %v, want %v (%v)", x, got, want, err)
+		}
+	}
+	if longest < 1000 {
+		t.Fatalf("longest chain %d: expected chains thousands long", longest)
+	}
+	t.Logf("avg reference chain %s, longest sampled %d", p.Extra["avgref"], longest)
 }
