@@ -91,8 +91,12 @@ func TestWebGroundTruth(t *testing.T) {
 
 func testWeb(t *testing.T, seed int64) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hosts, near := 30, 15
+	if raceEnabled {
+		hosts, near = 6, 6
+	}
 	w := fetchtest.NewWeb(fetchtest.Config{
-		Seed: seed, Hosts: 30, Mirrors: 3, NearDuplicates: 15,
+		Seed: seed, Hosts: hosts, Mirrors: 3, NearDuplicates: near,
 		Clock: func() time.Time { return clock },
 	})
 	defer w.Close()
