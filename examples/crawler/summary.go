@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/dns/dnstest"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/index"
+	"github.com/crawlkit/crawlkit/urlnorm"
+	"github.com/crawlkit/crawlkit/webgraph"
+)
+
+// demoWeb is the simulated web -demo crawls, with its DNS server.
+type demoWeb struct {
+	web *fetchtest.Web
+	dns *dnstest.Server
+}
+
+func startDemo(o *options) (*demoWeb, error) {
+	web := fetchtest.NewWeb(fetchtest.Config{
+		Seed:      1,
+		Hosts:     o.demoHosts,
+		MeanPages: o.demoPages,
+		// A cap on the largest host keeps the demo within its minute:
+		// one host's pages are fetched one at a time, k × fetch time apart.
+		MaxPages:      demoMaxPages(o),
+		CrawlDelay:    100 * time.Millisecond,
+		RetryAfter:    200 * time.Millisecond,
+		ChangePeriods: []time.Duration{0},
+	})
+	srv, err := dnstest.NewServer(dnstest.Config{})
+	if err != nil {
+		web.Close()
+		return nil, fmt.Errorf("demo DNS server: %w", err)
+	}
+	srv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
+	return &demoWeb{web: web, dns: srv}, nil
+}
+
+// demoMaxPages is the page count of the largest demo host.
+func demoMaxPages(o *options) int { return 5 * o.demoPages }
+
+func (d *demoWeb) Close() {
+	d.dns.Close()
+	d.web.Close()
+}
+
+// check compares the crawl with the simulated web's ground truth, as seen
+// in its request log.
+func (d *demoWeb) check(w io.Writer, agent string) {
+	log := d.web.Log()
+	maxConc := 0
+	for _, n := range fetchtest.MaxConcurrency(log) {
+		maxConc = max(maxConc, n)
+	}
+	requested := map[string]bool{}
+	for _, r := range log {
+		if u, err := urlnorm.Canonical("http://" + r.Host + ":" + d.web.Port() + r.Path); err == nil {
+			requested[u] = true
+		}
+	}
+	// A page counts as found when it or an exact duplicate of it was
+	// requested (the links of a duplicate are not followed); pages the
+	// URL filters refuse (images, PDFs) are not expected.
+	dupOf := map[string][]string{}
+	for _, cl := range d.web.ExactDuplicates() {
+		for _, u := range cl {
+			dupOf[u] = cl
+		}
+	}
+	filters := frontier.DefaultFilters()
+	expected, found := 0, 0
+	for _, u := range d.web.Reachable(agent, d.web.Seeds()...) {
+		pu, err := url.Parse(u)
+		if err != nil || filters.Filter(pu) != nil || d.web.IsTrap(u) {
+			continue
+		}
+		expected++
+		for _, v := range append([]string{u}, dupOf[u]...) {
+			if cu, err := urlnorm.Canonical(v); err == nil && requested[cu] {
+				found++
+				break
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nground truth: %d of the %d pages reachable under robots.txt (traps and non-pages aside) were found, in %d requests; robots.txt violations: %d; most concurrent requests to one host: %d\n",
+		found, expected, len(log), len(d.web.RobotsViolations(agent)), maxConc)
+}
+
+// buildGraph turns a link log into a compressed web graph and its
+// transpose at basename.
+func buildGraph(linksPath, basename string) error {
+	if err := os.MkdirAll(filepath.Dir(basename), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Open(linksPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := webgraph.NewBuilder(&webgraph.BuilderOptions{TempDir: filepath.Dir(basename)})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := crawlkit.ReadLinkLog(f, b.AddURL, b.AddLink); err != nil {
+		return fmt.Errorf("link log: %w", err)
+	}
+	if err := b.Finish(basename); err != nil {
+		return fmt.Errorf("web graph: %w", err)
+	}
+	return nil
+}
+
+// summarize prints what the crawl built: the graph's size in bits per
+// link, the most linked pages, and a sample query.
+func summarize(ctx context.Context, w io.Writer, graphBase string, shard *index.Shard, titles map[string]string) error {
+	store, err := webgraph.OpenStore(graphBase)
+	if err != nil {
+		return fmt.Errorf("web graph: %w", err)
+	}
+	st, err := os.Stat(graphBase + ".graph")
+	if err != nil {
+		return err
+	}
+	arcs := store.NumArcs()
+	fmt.Fprintf(w, "\nweb graph: %d URLs, %d links", store.NumNodes(), arcs)
+	if arcs > 0 {
+		fmt.Fprintf(w, ", %.2f bits/link (Boldi–Vigna, %s.graph)", float64(st.Size()*8)/float64(arcs), graphBase)
+	}
+	fmt.Fprintln(w)
+
+	type node struct{ id, in int }
+	var top []node
+	for id := range store.NumNodes() {
+		in, err := store.InDegree(id)
+		if err != nil {
+			return err
+		}
+		top = append(top, node{id, in})
+	}
+	sort.Slice(top, func(i, j int) bool { return top[i].in > top[j].in || top[i].in == top[j].in && top[i].id < top[j].id })
+	fmt.Fprintln(w, "most linked pages:")
+	for _, n := range top[:min(5, len(top))] {
+		u, _ := store.URL(n.id)
+		fmt.Fprintf(w, "  %5d in-links  %s\n", n.in, u)
+	}
+
+	if shard.Len() == 0 {
+		return nil
+	}
+	var urls []string
+	for _, n := range top[:min(50, len(top))] {
+		u, _ := store.URL(n.id)
+		urls = append(urls, u)
+	}
+	query := sampleQuery(titles, urls)
+	q := index.ParseQuery(shard.Analyzer(), query, index.And, 3)
+	res, err := shard.Search(ctx, q, nil)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	fmt.Fprintf(w, "index: %d documents; query %q:\n", shard.Len(), query)
+	for _, h := range res.Hits {
+		fmt.Fprintf(w, "  %.3f  %s  %q\n", h.Score, h.URL, h.Title)
+	}
+	return nil
+}
+
+// sampleQuery picks two words of the title of the most linked page that
+// has one: a query sure to have answers on any crawl.
+func sampleQuery(titles map[string]string, urls []string) string {
+	for _, u := range urls {
+		var words []string
+		for _, f := range strings.Fields(titles[u]) {
+			if f = strings.Trim(f, ".,:;!?()[]\"'"); len(f) > 3 {
+				words = append(words, strings.ToLower(f))
+			}
+			if len(words) == 2 {
+				return strings.Join(words, " ")
+			}
+		}
+	}
+	return "page"
+}
