@@ -27,6 +27,7 @@ type Error struct {
 	Err     error
 }
 
+// Error formats the operation, the subject and the cause.
 func (e *Error) Error() string {
 	if e.Subject == "" {
 		return "webgraph: " + e.Op + ": " + e.Err.Error()
@@ -34,6 +35,7 @@ func (e *Error) Error() string {
 	return "webgraph: " + e.Op + " " + e.Subject + ": " + e.Err.Error()
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 func nodeErr(op string, x int, err error) error {

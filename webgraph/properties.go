@@ -28,6 +28,7 @@ const (
 
 var codeNames = [...]string{"DEFAULT", "GAMMA", "DELTA", "UNARY", "ZETA", "NIBBLE", "GOLOMB"}
 
+// String returns the name Java uses in compressionflags (GAMMA, ZETA, ...).
 func (c Code) String() string {
 	if c >= 0 && int(c) < len(codeNames) {
 		return codeNames[c]

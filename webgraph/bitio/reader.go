@@ -23,10 +23,12 @@ type Error struct {
 	Err error
 }
 
+// Error formats the code, the bit position and the cause.
 func (e *Error) Error() string {
 	return fmt.Sprintf("bitio: %s at bit %d: %v", e.Op, e.Pos, e.Err)
 }
 
+// Unwrap returns ErrOverrun or ErrOverflow.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Reader reads codes MSB-first from a bit stream held in memory as 64-bit
