@@ -14,7 +14,8 @@ import (
 // term-partitioned index: global document ids and, beside them, term
 // frequencies (Freqs[i] belongs to the i-th smallest id). Docs is nil when
 // the node has no postings for Term. Lists returned by a local TermShard
-// share its memory and must not be modified.
+// share its memory: they must not be modified, and stay valid only until
+// the shard is next written (TermIndex guarantees that during a query).
 type PostingList struct {
 	Term  string
 	Docs  *roaring.Bitmap
