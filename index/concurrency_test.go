@@ -2,8 +2,8 @@ package index_test
 
 import (
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/crawlkit/crawlkit/index"
 	"github.com/crawlkit/crawlkit/index/indextest"
