@@ -382,25 +382,26 @@ func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16)
 		start := time.Now()
 		q := new(mdns.Msg)
 		q.SetQuestion(fqdn, qtype)
-		q.SetEdns0(c.opts.UDPSize, false)
+		q.SetEdns0(c.opts.UDPSize, false) // per query: packing writes into the OPT record
 
-		actx, cancel := context.WithTimeout(ctx, wait)
+		deadline := start.Add(wait)
 		c.stats.queries.Add(1)
 		if i > 0 {
 			c.stats.retries.Add(1)
 		}
-		m, err := u.exchange(actx, q)
+		m, err := u.exchange(ctx, q, wait)
 		if err == nil && m.Truncated {
 			c.stats.tcp.Add(1)
-			m, _, err = c.tcp.ExchangeContext(actx, q, u.server)
+			tctx, cancel := context.WithDeadline(ctx, deadline)
+			m, _, err = c.tcp.ExchangeContext(tctx, q, u.server)
 			if err == nil && m.Truncated {
 				err = errTruncatedTCP
 			}
-			if err != nil && actx.Err() != nil {
-				err = actx.Err()
+			if err != nil && tctx.Err() != nil {
+				err = tctx.Err()
 			}
+			cancel()
 		}
-		cancel()
 
 		kind := Unknown
 		if err == nil {

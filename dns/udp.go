@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	mdns "github.com/miekg/dns"
 	"golang.org/x/net/ipv4"
@@ -102,8 +103,9 @@ func dialUDP(server string, bufLen int) (*udpConn, error) {
 }
 
 // exchange sends q (its ID is set here) and waits for the matching response
-// until ctx is done. It is safe for concurrent use.
-func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg) (*mdns.Msg, error) {
+// for at most wait (then it returns context.DeadlineExceeded) or until ctx
+// is done. It is safe for concurrent use.
+func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg, wait time.Duration) (*mdns.Msg, error) {
 	w := &waiter{name: q.Question[0].Name, qtype: q.Question[0].Qtype, ch: make(chan udpResult, 1)}
 	u.mu.Lock()
 	if u.closed {
@@ -128,9 +130,14 @@ func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg) (*mdns.Msg, error) 
 		return nil, err
 	}
 	u.send(b)
+	t := time.NewTimer(wait)
+	defer t.Stop()
 	select {
 	case r := <-w.ch:
 		return r.msg, r.err
+	case <-t.C:
+		u.forget(id, w)
+		return nil, context.DeadlineExceeded
 	case <-ctx.Done():
 		u.forget(id, w)
 		return nil, ctx.Err()

@@ -77,7 +77,7 @@ func TestUDPMatching(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			q := new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA)
-			m, err := u.exchange(ctx, q)
+			m, err := u.exchange(ctx, q, 2*time.Second)
 			if !errors.Is(err, tc.result) || (tc.result == nil && (m == nil || m.Id != q.Id || !m.Response)) {
 				t.Fatalf("got %v, %v; want error %v", m, err, tc.result)
 			}
@@ -105,16 +105,19 @@ func TestUDPTimeoutForgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := u.exchange(ctx, new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA)); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := u.exchange(context.Background(), new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA), 20*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want a deadline error", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := u.exchange(ctx, new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA), time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	if len(u.pending) != 0 {
 		t.Error("timed-out query still pending")
 	}
 	u.close()
-	if _, err := u.exchange(context.Background(), new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA)); !errors.Is(err, ErrClosed) {
+	if _, err := u.exchange(context.Background(), new(mdns.Msg).SetQuestion("a.test.", mdns.TypeA), time.Second); !errors.Is(err, ErrClosed) {
 		t.Errorf("after close: %v", err)
 	}
 }
