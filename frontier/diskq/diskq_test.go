@@ -166,6 +166,17 @@ func TestStoreDeferred(t *testing.T) {
 	if len(got) != 4 || got[0].URL != "http://d.test/1" || got[3].URL != "http://d.test/3" {
 		t.Fatalf("Due = %v", got)
 	}
+	// An entry due before the ones already taken is still found.
+	if err := s.Defer(frontier.URL{URL: "http://d.test/early", Due: base}); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := s.NextDue(); !ok || !d.Equal(base) {
+		t.Fatalf("NextDue after an early Defer = %v %v", d, ok)
+	}
+	got, err = s.Due(base.Add(3*time.Second), 10, nil)
+	if err != nil || len(got) != 1 || got[0].URL != "http://d.test/early" {
+		t.Fatalf("Due = %v, %v; want the early entry", got, err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -31,5 +31,5 @@
 //
 // One key per URL: queue entries under 'q' + queue + sequence number,
 // revisits under 'd' + due time + sequence number, leases of the last Sync
-// under 'l'. Consumed heads are removed with range deletions.
+// under 'l'. Consumed heads are deleted when the next head is read.
 package diskq

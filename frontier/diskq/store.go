@@ -1,6 +1,7 @@
 package diskq
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -109,6 +110,9 @@ type Store struct {
 	dseq     uint64
 	nextDue  time.Time
 	dueValid bool
+	// dueFloor is a key no deferred entry sorts below (nil: the prefix),
+	// so that scans start after the tombstones of taken entries.
+	dueFloor []byte
 	closed   bool
 	key      []byte
 	val      []byte
@@ -346,12 +350,10 @@ func (s *Store) Pop(q int) (frontier.URL, bool, error) {
 		qu.hidx++
 		qu.lo++
 		if qu.lo == qu.hi {
-			// The disk part is used up: drop it and reuse the sequence
-			// numbers' space.
-			if err := s.batch.DeleteRange(queueKey(s.key, q, qu.delFrom), queueKey(s.key, q, qu.hi), nil); err != nil {
+			// The disk part is used up: drop it.
+			if err := s.deleteConsumed(q, qu); err != nil {
 				return frontier.URL{}, false, err
 			}
-			qu.delFrom = qu.lo
 			qu.head, qu.hidx = qu.head[:0], 0
 			if err := s.maybeCommit(); err != nil {
 				return frontier.URL{}, false, err
@@ -371,15 +373,29 @@ func (s *Store) Pop(q int) (frontier.URL, bool, error) {
 	return frontier.URL{}, false, nil
 }
 
+// deleteConsumed deletes the consumed entries [delFrom, lo) of queue q.
+// Point deletions, not a range deletion: Pebble re-fragments a memtable's
+// range deletions for every new iterator once another is added, which
+// made each head read cost O(range deletions); reads start at lo, so they
+// never step over these tombstones.
+func (s *Store) deleteConsumed(q int, qu *queue) error {
+	for seq := qu.delFrom; seq < qu.lo; seq++ {
+		if err := s.batch.Delete(queueKey(s.key, q, seq), nil); err != nil {
+			return err
+		}
+	}
+	if qu.delFrom < qu.lo {
+		s.dirty = true
+	}
+	qu.delFrom = qu.lo
+	return nil
+}
+
 // readHead loads the next HeadItems URLs of queue q from disk, deleting
 // the consumed ones.
 func (s *Store) readHead(q int, qu *queue) error {
-	if qu.delFrom < qu.lo {
-		if err := s.batch.DeleteRange(queueKey(s.key, q, qu.delFrom), queueKey(s.key, q, qu.lo), nil); err != nil {
-			return err
-		}
-		qu.delFrom = qu.lo
-		s.dirty = true
+	if err := s.deleteConsumed(q, qu); err != nil {
+		return err
 	}
 	if s.dirty {
 		if err := s.commit(pebble.NoSync); err != nil {
@@ -438,7 +454,11 @@ func (s *Store) Defer(us ...frontier.URL) error {
 		if s.val, err = us[i].AppendBinary(s.val[:0]); err != nil {
 			return err
 		}
-		if err := s.batch.Set(deferKey(s.key, due, s.dseq), s.val, nil); err != nil {
+		k := deferKey(s.key, due, s.dseq)
+		if s.dueFloor != nil && bytes.Compare(k, s.dueFloor) < 0 {
+			s.dueFloor = nil
+		}
+		if err := s.batch.Set(k, s.val, nil); err != nil {
 			return err
 		}
 		s.dseq++
@@ -458,7 +478,11 @@ func (s *Store) scanDeferred(fn func(key []byte, u frontier.URL) bool) error {
 			return err
 		}
 	}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixDefer}, UpperBound: []byte{prefixDefer + 1}})
+	lower := s.dueFloor
+	if lower == nil {
+		lower = []byte{prefixDefer}
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: []byte{prefixDefer + 1}})
 	if err != nil {
 		return err
 	}
@@ -485,28 +509,32 @@ func (s *Store) Due(now time.Time, limit int, dst []frontier.URL) ([]frontier.UR
 	}
 	n := now.UnixNano()
 	s.dueValid = false
-	var last []byte
 	taken := 0
+	var derr error
+	var last []byte
 	err := s.scanDeferred(func(k []byte, u frontier.URL) bool {
 		if u.Due.UnixNano() > n || taken == limit {
 			s.nextDue, s.dueValid = u.Due, true
 			return false
 		}
+		if derr = s.batch.Delete(k, nil); derr != nil {
+			return false
+		}
 		dst = append(dst, u)
-		last = append(last[:0], k...)
 		taken++
+		last = append(last[:0], k...)
 		return true
 	})
+	if err == nil {
+		err = derr
+	}
 	if err != nil {
 		return dst, err
 	}
 	if taken > 0 {
-		end := append(last, 0) // just after the last taken key
-		if err := s.batch.DeleteRange([]byte{prefixDefer}, end, nil); err != nil {
-			return dst, err
-		}
 		s.deferred -= taken
 		s.dirty = true
+		s.dueFloor = append(last, 0) // just after the last taken key
 	}
 	if s.deferred == 0 {
 		s.dueValid = false
@@ -586,11 +614,8 @@ func (s *Store) persist(wo *pebble.WriteOptions) error {
 				return err
 			}
 		}
-		if qu.delFrom < qu.lo {
-			if err := s.batch.DeleteRange(queueKey(s.key, q, qu.delFrom), queueKey(s.key, q, qu.lo), nil); err != nil {
-				return err
-			}
-			qu.delFrom = qu.lo
+		if err := s.deleteConsumed(q, qu); err != nil {
+			return err
 		}
 	}
 	if wo == pebble.Sync && !s.o.WAL {
