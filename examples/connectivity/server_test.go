@@ -214,3 +214,77 @@ func Example() {
 	// Output:
 	// {"id":1,"url":"http://www.stanford.edu/alchemy","degree":2,"offset":0,"limit":1,"links":[{"id":2,"url":"http://www.stanford.edu/biology"}]}
 }
+
+// FuzzHandler sends arbitrary query strings: the server answers 200, 400 or
+// 404 with JSON, never 500 or a panic.
+func FuzzHandler(f *testing.F) {
+	for _, q := range []string{"url=http://www.mit.edu/", "id=3&limit=1&offset=1", "id=-1", "url=%zz", "id=99999999999999999999", "limit=5&url=", "id=0&id=1"} {
+		f.Add("/out", q)
+		f.Add("/in", q)
+	}
+	h := newHandler(webgraph.NewMemStore(testLinks))
+	f.Fuzz(func(t *testing.T, path, query string) {
+		if path != "/out" && path != "/in" && path != "/stats" {
+			path = "/out"
+		}
+		req := httptest.NewRequest(http.MethodGet, "http://localhost/", nil)
+		req.URL.Path = path
+		req.URL.RawQuery = query
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch rec.Code {
+		case 200, 400, 404:
+		default:
+			t.Fatalf("%s?%s: status %d", path, query, rec.Code)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s?%s: body is not JSON: %q", path, query, rec.Body.String())
+		}
+	})
+}
+
+// BenchmarkOutByURL measures a full /out?url= query (URL lookup, random
+// access, URL decoding, JSON) against the compressed store.
+func BenchmarkOutByURL(b *testing.B) {
+	dir := b.TempDir()
+	bl, err := webgraph.NewBuilder(&webgraph.BuilderOptions{TempDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bl.Close()
+	var urls []string
+	for h := 0; h < 20; h++ {
+		for p := 0; p < 200; p++ {
+			urls = append(urls, fmt.Sprintf("http://h%02d.example/page/%d", h, p))
+		}
+	}
+	for i, u := range urls {
+		for k := 1; k <= 8; k++ {
+			bl.AddLink(u, urls[(i+k*k*7)%len(urls)])
+		}
+	}
+	base := filepath.Join(dir, "web")
+	if err := bl.Finish(base); err != nil {
+		b.Fatal(err)
+	}
+	s, err := webgraph.OpenStore(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := newHandler(s)
+	reqs := make([]*http.Request, 256)
+	for i := range reqs {
+		reqs[i] = httptest.NewRequest(http.MethodGet, "/out?url="+urls[(i*37)%len(urls)], nil)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, reqs[i%len(reqs)])
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
