@@ -16,7 +16,8 @@ type Resolver interface {
 }
 
 // ResolverFunc adapts a function to the Resolver interface (e.g. a fixed
-// answer in tests, or a wrapper that logs).
+// answer in tests, or a wrapper that logs). It is as safe for concurrent
+// use as the function is.
 type ResolverFunc func(ctx context.Context, host string) ([]netip.Addr, error)
 
 // LookupNetIP calls f(ctx, host).
