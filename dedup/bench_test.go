@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/dedup/deduptest"
@@ -25,7 +26,9 @@ func benchURLSeen(b *testing.B, n, batch int, newSet func() dedup.URLSeen, size 
 	var s dedup.URLSeen
 	var dst []bool
 	ops := 0
+	best := time.Duration(1 << 62)
 	for b.Loop() {
+		t0 := time.Now()
 		s = newSet()
 		for range 2 {
 			if batch > 0 {
@@ -44,8 +47,12 @@ func benchURLSeen(b *testing.B, n, batch int, newSet func() dedup.URLSeen, size 
 			}
 		}
 		ops += 2 * n
+		best = min(best, time.Since(t0))
 	}
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+	// The fastest fill: on a shared machine, what the code does rather
+	// than what the other tenants let it do.
+	b.ReportMetric(float64(2*n)/best.Seconds(), "best-ops/s")
 	b.ReportMetric(0, "ns/op") // a whole fill per op: ops/s is the figure
 	if size != nil {
 		bytes, count := size(s)

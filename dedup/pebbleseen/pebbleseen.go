@@ -1,23 +1,3 @@
-// Package pebbleseen is a dedup.URLSeen kept on disk in a Pebble
-// database, for crawls whose URL set outgrows memory or must survive a
-// restart (Mercator keeps its URL set on disk with an in-memory cache of
-// popular URLs; IIR §20.2.1).
-//
-// Each fingerprint is a key (8 bytes, big-endian) with an empty value;
-// Pebble's bloom filters let most lookups of new URLs skip disk reads.
-// Memory is bounded: a direct-mapped cache of recently seen
-// fingerprints (Options.CacheEntries × 8 bytes), Pebble's block cache and
-// its memtables.
-//
-// # Example
-//
-//	set, err := pebbleseen.Open(dir, nil)
-//	if err != nil { ... }
-//	defer set.Close()
-//	seen, err := set.TestAndAdd(ctx, dedup.Fingerprint(canonicalURL))
-//
-// The database is owned by one process at a time (Pebble locks the
-// directory).
 package pebbleseen
 
 import (
@@ -35,11 +15,16 @@ import (
 	"github.com/crawlkit/crawlkit/dedup"
 )
 
+// ErrInvalidOptions is returned (wrapped in a *dedup.Error) by Open for
+// out-of-range options.
+var ErrInvalidOptions = errors.New("pebbleseen: invalid options")
+
 // Options configures Open. The zero value means all defaults.
 type Options struct {
 	// CacheEntries is the number of slots of the in-memory cache of
 	// fingerprints known to be present, rounded up to a power of two;
-	// each takes 8 bytes. Default 1<<20 (8 MiB). Negative disables it.
+	// each takes 8 bytes. Default 1<<20 (8 MiB); at most 1<<30.
+	// Negative disables it.
 	CacheEntries int
 	// BlockCacheBytes is the size of Pebble's block cache. Default 8 MiB.
 	BlockCacheBytes int64
@@ -96,7 +81,7 @@ func Open(dir string, opts *Options) (*Set, error) {
 		o.FS = vfs.Default
 	}
 	if o.BlockCacheBytes < 0 || o.CacheEntries > 1<<30 {
-		return nil, &dedup.Error{Op: "Open", Subject: dir, Err: fmt.Errorf("pebbleseen: invalid options %+v", o)}
+		return nil, &dedup.Error{Op: "Open", Subject: dir, Err: ErrInvalidOptions}
 	}
 	cache := pebble.NewCache(o.BlockCacheBytes)
 	defer cache.Unref()

@@ -115,7 +115,7 @@ func TestOpenError(t *testing.T) {
 		t.Fatal("second Open of a locked directory succeeded")
 	}
 	var e *dedup.Error
-	if _, err := pebbleseen.Open(dir, &pebbleseen.Options{BlockCacheBytes: -1}); !errors.As(err, &e) || e.Op != "Open" {
+	if _, err := pebbleseen.Open(dir, &pebbleseen.Options{BlockCacheBytes: -1}); !errors.As(err, &e) || e.Op != "Open" || !errors.Is(err, pebbleseen.ErrInvalidOptions) {
 		t.Fatalf("invalid options: %v", err)
 	}
 }
