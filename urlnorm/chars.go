@@ -10,9 +10,9 @@ const (
 	clsHost                   // allowed in a reg-name host (besides pct-encoded)
 )
 
-var class [256]uint8
-
-func init() {
+// class is initialized by a function, not init, so that package-level
+// tables built from it (fastChar) see it filled in.
+var class = func() (class [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
@@ -28,7 +28,8 @@ func init() {
 			class[c] = clsEscape
 		}
 	}
-}
+	return class
+}()
 
 const upperhex = "0123456789ABCDEF"
 

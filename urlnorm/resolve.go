@@ -158,8 +158,8 @@ func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
 				break
 			}
 		}
-		if hasDotSegment(path) {
-			return nil, false
+		if hasDotSegment(path) || strings.HasPrefix(path, "/") {
+			return nil, false // net/url and RFC 3986 disagree on "..//"; take net/url's way
 		}
 		path = dir + path
 	} else if hasDotSegment(path) {

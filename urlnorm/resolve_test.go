@@ -166,3 +166,18 @@ func mustParse(t testing.TB, s string) *url.URL {
 	}
 	return u
 }
+
+// TestFastResolveTaken makes sure the common hrefs take the one-allocation
+// path (its results are compared with the general path by FuzzResolve).
+func TestFastResolveTaken(t *testing.T) {
+	base := mustParse(t, "http://docs.example/doc/page.html")
+	for _, ref := range []string{"/pkg/time/#Time.Add", "go1compat.html", "../css/x.css", "/doc/", "./a?b=c&d=e", "x:y/z"} {
+		want := ref != "x:y/z"
+		if _, ok := fastResolve(base, ref); ok != want {
+			t.Errorf("fastResolve(%q) taken = %v, want %v", ref, ok, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Resolve(base, "../css/x.css") }); n > 2 {
+		t.Errorf("Resolve of a relative href: %v allocations", n)
+	}
+}
