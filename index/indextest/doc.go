@@ -13,6 +13,20 @@
 //
 // # Conformance
 //
+// TestSearcher is the suite every index.Searcher implementation runs: it
+// builds the Searcher over a generated collection and checks statistics and
+// rankings against the brute-force index.Reference:
+//
+//	func TestConformance(t *testing.T) {
+//		indextest.TestSearcher(t, func(t *testing.T, docs []index.Document) index.Searcher {
+//			s := index.NewShard(index.ShardOptions{})
+//			for _, d := range docs {
+//				s.Add(d)
+//			}
+//			return s
+//		})
+//	}
+//
 // Compare runs queries on two Searchers and fails the test unless both
 // return the same URLs in the same order with scores equal within 1e-9.
 package indextest
