@@ -94,6 +94,32 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 		}
 	}
 
+	// Politeness gaps: after a request that took d on the server, the
+	// host's next request starts at least k × d later (k = 2 here; the
+	// crawler measures d on its side, which is longer).
+	byHost := map[string][]fetchtest.Request{}
+	for _, r := range web.Log() {
+		byHost[r.Host] = append(byHost[r.Host], r)
+	}
+	for host, rs := range byHost {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		for i := 1; i < len(rs); i++ {
+			prev := rs[i-1]
+			want := time.Duration(2*0.9*float64(prev.End.Sub(prev.Start))) - 500*time.Microsecond
+			if gap := rs[i].Start.Sub(prev.End); gap < want {
+				t.Errorf("%s: %s started %v after %s ended, want ≥ %v", host, rs[i].Path, gap, prev.Path, want)
+			}
+		}
+	}
+
+	// Spider traps cost at most the host budget.
+	for _, trap := range web.Traps() {
+		pu, _ := url.Parse(trap)
+		if n := len(byHost[pu.Hostname()]); n > 60+2 {
+			t.Errorf("trap %s: %d requests, budget 60", trap, n)
+		}
+	}
+
 	// Every reachable page was requested.
 	requested := map[string]bool{}
 	for _, r := range web.Log() {
@@ -155,6 +181,38 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 		}
 	}
 
+	// Duplicates against the ground truth: of each cluster of
+	// byte-identical pages at most one reaches the sinks.
+	sunk := map[string]bool{}
+	for _, u := range pages.urls {
+		sunk[u] = true
+	}
+	for _, cl := range web.ExactDuplicates() {
+		n := 0
+		for _, u := range cl {
+			if cu, _ := urlnorm.Canonical(u); sunk[cu] {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("%d pages of duplicate cluster %v reached the sinks", n, cl)
+		}
+	}
+
+	// Near-duplicates (the same article with another date line and ads)
+	// are caught by MinHash: one page per cluster reaches the sinks.
+	for _, cl := range web.NearDuplicates() {
+		n := 0
+		for _, u := range cl {
+			if cu, _ := urlnorm.Canonical(u); sunk[cu] {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("%d pages of near-duplicate cluster %v reached the sinks", n, cl)
+		}
+	}
+
 	// No page was handed to the sinks twice.
 	slices.Sort(pages.urls)
 	if d := slices.Compact(slices.Clone(pages.urls)); len(d) != len(pages.urls) {
@@ -176,5 +234,54 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 	}
 	if !strings.Contains(s.Summary(), "fetched") {
 		t.Errorf("summary lacks outcomes")
+	}
+}
+
+// TestContinuousRevisitsChangingPagesMoreOften: in continuous mode a page
+// that changes is fetched again sooner than one that never does (the
+// change rate estimate of Cho and Garcia-Molina sets the interval).
+func TestContinuousRevisitsChangingPagesMoreOften(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 12, Hosts: 6, MeanPages: 10, Mirrors: -1, NearDuplicates: -1,
+		ChangePeriods: []time.Duration{0, 150 * time.Millisecond}, CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
+	defer web.Close()
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.Continuous = true
+		cfg.MinRevisit = 100 * time.Millisecond
+		cfg.MaxRevisit = time.Hour
+		cfg.MaxDuration = 4 * time.Second
+		cfg.DelayFactor = 1
+		cfg.MaxPagesPerHost = 30
+	})
+	s, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[time.Duration][]int{}
+	perURL := map[string]int{}
+	for _, r := range web.Log() {
+		perURL[web.URL(r.Host, r.Path)]++
+	}
+	for u, n := range perURL {
+		if web.Status(u) != 200 || web.IsTrap(u) || !strings.HasSuffix(u, ".html") {
+			continue
+		}
+		p := web.ChangePeriod(u)
+		count[p] = append(count[p], n)
+	}
+	mean := func(xs []int) float64 {
+		sum := 0
+		for _, x := range xs {
+			sum += x
+		}
+		return float64(sum) / float64(max(1, len(xs)))
+	}
+	still, changing := mean(count[0]), mean(count[150*time.Millisecond])
+	t.Logf("fetches per page: never changing %.1f (%d pages), changing every 150ms %.1f (%d pages); unchanged outcomes %d",
+		still, len(count[0]), changing, len(count[150*time.Millisecond]), s.Outcomes[Unchanged])
+	if len(count[0]) == 0 || len(count[150*time.Millisecond]) == 0 {
+		t.Fatalf("the web lacks one kind of page: %v", count)
+	}
+	if changing < 2*still {
+		t.Errorf("changing pages fetched %.1f times on average, unchanging %.1f: want at least twice as often", changing, still)
 	}
 }

@@ -135,7 +135,16 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 			c.reportError(l.URL.URL, err)
 		}
 	}
-	if doc.Text != "" {
+	if doc.Text == "" && len(resp.Body) > 0 {
+		// A PDF or an image has no text to shingle: exact duplicates of
+		// its bytes are caught by their fingerprint alone.
+		fp = dedup.TextFingerprint(resp.Body)
+		res.Fingerprint = fp
+		if seen, err := c.bodySeen.TestAndAdd(ctx, fp); err == nil && seen {
+			c.finishRevisit(l, DuplicateContent, res)
+			return
+		}
+	} else if doc.Text != "" {
 		m, err := c.content.Seen(ctx, dedup.Doc{URL: l.URL.URL, Text: []byte(doc.Text)})
 		if err != nil {
 			c.reportError(l.URL.URL, err)
