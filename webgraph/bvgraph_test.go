@@ -184,6 +184,20 @@ func TestBookExample(t *testing.T) {
 	}
 }
 
+// TestPaperExample round-trips the successor lists of nodes 15–18 from
+// Boldi and Vigna, "The WebGraph Framework I" (WWW 2004), Table 1, with
+// every combination of references and intervals.
+func TestPaperExample(t *testing.T) {
+	lists := make([][]int, 3042)
+	lists[15] = []int{13, 15, 16, 17, 18, 19, 23, 24, 203, 315, 1034}
+	lists[16] = []int{15, 16, 17, 22, 23, 24, 315, 316, 317, 3041}
+	lists[18] = []int{13, 15, 16, 17, 50}
+	for _, o := range []*Options{nil, {MinIntervalLength: 2}, {WindowSize: -1}, {MinIntervalLength: -1}, {WindowSize: 1, MinIntervalLength: 3}} {
+		g, _, _ := encodeLists(t, lists, o)
+		checkLists(t, g, lists)
+	}
+}
+
 // TestLongReferenceChains builds a graph in which every list extends the
 // previous one, compressed with window 16 and unlimited references: the
 // chains are thousands of lists long and random access must still work.
