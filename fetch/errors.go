@@ -47,19 +47,29 @@ func (k Kind) String() string {
 
 // Sentinel errors wrapped by *Error; test for them with errors.Is.
 var (
-	ErrScheme          = errors.New("fetch: URL is not absolute http or https")
-	ErrPrivateAddress  = errors.New("fetch: address is private, loopback, link-local, multicast or unspecified")
-	ErrConnectTimeout  = errors.New("fetch: connect timeout")
-	ErrFirstByte       = errors.New("fetch: no response header within FirstByteTimeout")
-	ErrTimeout         = errors.New("fetch: total timeout")
-	ErrTooSlow         = errors.New("fetch: transfer slower than MinRate")
-	ErrHeaderTooLarge  = errors.New("fetch: response header larger than MaxHeaderSize")
+	// ErrScheme: the request has no URL, or not an absolute http(s) one (KindBadURL).
+	ErrScheme = errors.New("fetch: URL is not absolute http or https")
+	// ErrPrivateAddress: every address of the host is one IsPrivate refuses (KindRefused).
+	ErrPrivateAddress = errors.New("fetch: address is private, loopback, link-local, multicast or unspecified")
+	// ErrConnectTimeout: the TCP connect took longer than ConnectTimeout (KindTimeout).
+	ErrConnectTimeout = errors.New("fetch: connect timeout")
+	// ErrFirstByte: no response header within FirstByteTimeout of the request (KindTimeout).
+	ErrFirstByte = errors.New("fetch: no response header within FirstByteTimeout")
+	// ErrTimeout: the fetch took longer than Timeout (KindTimeout).
+	ErrTimeout = errors.New("fetch: total timeout")
+	// ErrTooSlow: a RateWindow passed with less than MinRate received (KindTimeout).
+	ErrTooSlow = errors.New("fetch: transfer slower than MinRate")
+	// ErrHeaderTooLarge: the response header exceeded MaxHeaderSize (KindTooLarge).
+	ErrHeaderTooLarge = errors.New("fetch: response header larger than MaxHeaderSize")
+	// ErrCompressionBomb: the body decompressed beyond MaxRatio (KindTooLarge).
 	ErrCompressionBomb = errors.New("fetch: decompressed body exceeds MaxRatio times its compressed size")
 )
 
-// Error describes a failed fetch: what was being done (Op: "resolve",
-// "dial", "request", "read", "decode"), the kind of failure, the URL, and
-// the underlying error.
+// Error describes a failed fetch or parse: what was being done (Op:
+// "resolve", "dial", "request", "read", "decode", "parse"), the kind of
+// failure, the URL, and the underlying error (a sentinel above, or the
+// error of net, net/http, crypto/tls, compress/gzip). Use errors.As to get
+// it and errors.Is for the sentinels.
 type Error struct {
 	Op   string
 	Kind Kind

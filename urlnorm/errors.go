@@ -27,6 +27,7 @@ type Error struct {
 	Err error  // a sentinel above, or the error of net/url or idna
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	return "urlnorm: " + e.Op + " " + quote(e.URL) + ": " + trimPrefix(e.Err.Error())
 }
