@@ -208,13 +208,13 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 	}
 	now := f.clock.Now()
 	h.te = now.Add(f.o.Gap(r)).UnixNano()
+	var derr error
 	if !r.Revisit.IsZero() {
 		f.one[0] = revisit(l.URL, r, now)
-		err := f.store.Defer(f.one[:]...)
-		f.one[0] = URL{}
-		if err != nil {
-			return &Error{Op: "done", URL: l.URL.URL, Err: err}
+		if err := f.store.Defer(f.one[:]...); err != nil {
+			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
 		}
+		f.one[0] = URL{}
 	}
 	if len(f.hosts) >= f.sweepAt {
 		n := now.UnixNano()
@@ -226,7 +226,7 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 		f.sweepAt = max(1024, 2*len(f.hosts))
 	}
 	f.broadcast()
-	return nil
+	return derr
 }
 
 func (f *FIFO) broadcast() {

@@ -199,7 +199,8 @@ func (m *Mercator) clamp(p int) int { return min(max(p, 0), m.f-1) }
 
 // Add implements Frontier: each URL is prioritized and appended to its
 // front queue, or deferred when its Due lies ahead. Idle back queues are
-// refilled at once.
+// refilled at once. When the Store fails, the URLs before the failing
+// one are in the frontier and the error says which one failed.
 func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -308,11 +309,12 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 		j := m.heap[0]
 		b := &m.back[j]
 		if b.te <= now.UnixNano() {
-			m.heapPop()
 			u, ok, err := m.store.Pop(m.f + int(j))
 			if err != nil {
+				// j stays in the heap: the next call tries again.
 				return nil, time.Time{}, &Error{Op: "next", Err: err}
 			}
+			m.heapPop()
 			if !ok {
 				return nil, time.Time{}, &Error{Op: "next", Err: errors.New("frontier: back queue in heap is empty")}
 			}
@@ -380,33 +382,38 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	}
 	now := m.clock.Now()
 	te := now.Add(m.o.Gap(r)).UnixNano()
+	var derr error
 	if !r.Revisit.IsZero() {
-		u := revisit(l.URL, r, now)
-		if err := m.store.Defer(u); err != nil {
-			return &Error{Op: "done", URL: u.URL, Err: err}
+		m.one[0] = revisit(l.URL, r, now)
+		if err := m.store.Defer(m.one[:]...); err != nil {
+			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
 		}
+		m.one[0] = URL{}
 	}
 	if m.store.Len(m.f+int(j)) > 0 {
 		b.te = te
 		m.heapPush(j)
 		m.broadcast()
-		return nil
+		return derr
 	}
 	// The back queue is empty: its host leaves T, and the queue is refilled
 	// from the front queues (IIR §20.2.3).
 	delete(m.table, b.key)
 	m.retire(b.key, te, now)
 	b.key = ""
-	if err := m.refill(j); err != nil {
-		return &Error{Op: "done", Err: err}
-	}
+	err := m.refill(j)
+	// Even when the refill failed, j must end up in the heap or idle, or
+	// it would be lost to the crawl.
 	if m.store.Len(m.f+int(j)) > 0 {
 		m.activate(j, now)
 	} else {
 		m.idle = append(m.idle, j)
 	}
 	m.broadcast()
-	return nil
+	if err != nil {
+		return &Error{Op: "done", Err: err}
+	}
+	return derr
 }
 
 // revisit returns the lease's URL updated with the fetch outcome, due at
