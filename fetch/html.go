@@ -24,7 +24,8 @@ import (
 // as U+FFFD. Parsing costs O(len(body)); on the testdata pages it runs at
 // well over 50 MB/s per core (see BenchmarkHTML).
 type HTML struct {
-	// MaxLinks caps the links kept per page. Default 10000.
+	// MaxLinks caps the links kept per page; the rest are not collected
+	// and the Document is marked Truncated. Default 10000.
 	MaxLinks int
 	// MaxText caps Document.Text, in bytes. Default 1 MiB.
 	MaxText int
@@ -333,26 +334,26 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 			return
 		}
 		rel, _ := attr(rest, "rel")
-		s.links = append(s.links, pendingLink{href: href, rel: strings.ToLower(rel), tag: "a"})
-		s.inAnchor, s.anchor = true, s.anchor[:0]
+		s.inAnchor = s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), tag: "a"})
+		s.anchor = s.anchor[:0]
 	case "area":
 		if href, ok := attr(rest, "href"); ok {
 			rel, _ := attr(rest, "rel")
 			alt, _ := attr(rest, "alt")
-			s.links = append(s.links, pendingLink{href: href, rel: strings.ToLower(rel), text: collapse(alt), tag: "area"})
+			s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), text: collapse(alt), tag: "area"})
 		}
 	case "link":
 		rel, _ := attr(rest, "rel")
 		rel = strings.ToLower(rel)
 		if hasToken(rel, "canonical") || hasToken(rel, "alternate") {
 			if href, ok := attr(rest, "href"); ok {
-				s.links = append(s.links, pendingLink{href: href, rel: rel, tag: "link"})
+				s.addLink(pendingLink{href: href, rel: rel, tag: "link"})
 			}
 		}
 	case "iframe", "frame":
 		if src, ok := attr(rest, "src"); ok {
 			title, _ := attr(rest, "title")
-			s.links = append(s.links, pendingLink{href: src, text: collapse(title), tag: name})
+			s.addLink(pendingLink{href: src, text: collapse(title), tag: name})
 		}
 	case "img":
 		if s.inAnchor {
@@ -421,6 +422,37 @@ func (s *htmlState) endTag(raw []byte) {
 	}
 }
 
+// addLink collects a link unless its href is one Document leaves out
+// (empty, same-page fragment, skipped scheme) or MaxLinks is reached, and
+// reports whether it did.
+func (s *htmlState) addLink(l pendingLink) bool {
+	href := strings.TrimSpace(l.href)
+	if href == "" || href[0] == '#' || skipScheme(hrefScheme(href)) {
+		return false
+	}
+	if len(s.links) >= s.maxLinks {
+		s.doc.Truncated = true
+		return false
+	}
+	s.links = append(s.links, l)
+	return true
+}
+
+// hrefScheme returns the lowercase scheme of href if it starts with one
+// made of letters only (enough for the schemes Document skips), else "".
+func hrefScheme(href string) string {
+	for i := 0; i < len(href) && i < 12; i++ {
+		c := href[i]
+		if c == ':' && i > 0 {
+			return strings.ToLower(href[:i])
+		}
+		if c|0x20 < 'a' || c|0x20 > 'z' {
+			return ""
+		}
+	}
+	return ""
+}
+
 func (s *htmlState) space() {
 	if n := len(s.text); n > 0 && s.text[n-1] != ' ' && n < s.maxText {
 		s.text = append(s.text, ' ')
@@ -454,7 +486,7 @@ func (s *htmlState) meta(rest []byte) {
 	switch strings.ToLower(strings.TrimSpace(equiv)) {
 	case "refresh":
 		if target := refreshURL(content); target != "" {
-			s.links = append(s.links, pendingLink{href: target, rel: "refresh", tag: "meta"})
+			s.addLink(pendingLink{href: target, rel: "refresh", tag: "meta"})
 		}
 	case "content-language":
 		if s.metaLang == "" {
@@ -479,9 +511,6 @@ func (s *htmlState) finish() {
 	d.Lang = s.lang
 	if d.Lang == "" {
 		d.Lang = s.metaLang
-	}
-	if len(s.links) > s.maxLinks {
-		s.links, d.Truncated = s.links[:s.maxLinks], true
 	}
 	d.Links = make([]Link, 0, len(s.links))
 	for _, l := range s.links {
