@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestNonWord(t *testing.T) {
+func TestClassify(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var b [8]byte
 	for n := range 200000 {
@@ -18,11 +18,13 @@ func TestNonWord(t *testing.T) {
 				b[i] = byte(r.Uint32())
 			}
 		}
-		got := nonWord(binary.LittleEndian.Uint64(b[:]))
+		low, up := classify(binary.LittleEndian.Uint64(b[:]))
 		for i, c := range b {
-			want := byteClass[c] != lower
-			if (got>>(8*i+7)&1 == 1) != want {
-				t.Fatalf("nonWord(%q) byte %d (%#x): got %v, want %v", b, i, c, !want, want)
+			if got, want := low>>(8*i+7)&1 == 1, byteClass[c] == lower; got != want {
+				t.Fatalf("classify(%q) byte %d (%#x) lower: %v, want %v", b, i, c, got, want)
+			}
+			if got, want := up>>(8*i+7)&1 == 1, byteClass[c] == upper; got != want {
+				t.Fatalf("classify(%q) byte %d (%#x) upper: %v, want %v", b, i, c, got, want)
 			}
 		}
 	}

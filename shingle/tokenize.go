@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,19 +33,31 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-// nonWord returns the high bit of every byte of x (little-endian) that is
-// not in [a-z0-9] (SWAR range tests from Bit Twiddling Hacks' hasbetween,
-// exact per byte for bytes < 0x80; bytes ≥ 0x80 count as non-word).
-func nonWord(x uint64) uint64 {
+const (
+	ones = 0x0101010101010101
+	lo7  = 0x7f7f7f7f7f7f7f7f
+	hi   = 0x8080808080808080
+)
+
+// classify returns the high bit of every byte of x (little-endian) that
+// is a lowercase letter or digit (low) and of every uppercase letter (up).
+// It is Bit Twiddling Hacks' hasbetween (m < b < n is
+// (127+n − b&0x7f) & (b&0x7f + 127−m) & ^b & 0x80), exact per byte, with
+// bytes ≥ 0x80 in neither set; written out so that it inlines.
+func classify(x uint64) (low, up uint64) {
 	const (
-		ones = 0x0101010101010101
-		lo7  = 0x7f7f7f7f7f7f7f7f
-		hi   = 0x8080808080808080
+		zHi = ones * (127 + 'z' + 1)
+		aLo = ones * (127 - ('a' - 1))
+		nHi = ones * (127 + '9' + 1)
+		nLo = ones * (127 - ('0' - 1))
+		ZHi = ones * (127 + 'Z' + 1)
+		ALo = ones * (127 - ('A' - 1))
 	)
-	between := func(m, n uint64) uint64 { // m < byte < n
-		return (ones*(127+n) - x&lo7) &^ x & (x&lo7 + ones*(127-m)) & hi
-	}
-	return ^(between('a'-1, 'z'+1) | between('0'-1, '9'+1)) & hi
+	x7 := x & lo7
+	ascii := ^x & hi
+	low = ((zHi-x7)&(x7+aLo) | (nHi-x7)&(x7+nLo)) & ascii
+	up = (ZHi - x7) & (x7 + ALo) & ascii
+	return low, up
 }
 
 // isWordRune reports whether a non-ASCII rune belongs to a word: letters,
@@ -80,31 +93,44 @@ func (t *Tokenizer) Reset(src []byte) {
 }
 
 // Next advances to the next word and reports whether there is one.
+//
+// ASCII is classified eight bytes at a time (SWAR), so that a short word
+// or a run of separators costs one predictable branch instead of a
+// mispredicted one at its end.
 func (t *Tokenizer) Next() bool {
 	src, i := t.src, t.pos
 	// Skip separators.
-	for ; i < len(src); i++ {
-		if c := byteClass[src[i]]; c != sep {
-			if c != multi {
+	for {
+		for i+8 <= len(src) {
+			x := binary.LittleEndian.Uint64(src[i:])
+			low, up := classify(x)
+			if notSep := low | up | x&hi; notSep != 0 {
+				i += bits.TrailingZeros64(notSep) >> 3
 				break
 			}
-			r, n := utf8.DecodeRune(src[i:])
-			if isWordRune(r) {
-				break
-			}
-			i += n - 1
+			i += 8
 		}
-	}
-	if i >= len(src) {
-		t.pos, t.tok = i, nil
-		return false
+		for i < len(src) && byteClass[src[i]] == sep {
+			i++
+		}
+		if i >= len(src) {
+			t.pos, t.tok = i, nil
+			return false
+		}
+		if byteClass[src[i]] != multi {
+			break
+		}
+		r, n := utf8.DecodeRune(src[i:])
+		if isWordRune(r) {
+			break
+		}
+		i += n
 	}
 	// Fast path: a run of lowercase ASCII is returned without copying.
-	// Eight bytes at a time, so that a short word costs one predictable
-	// branch instead of a mispredicted one at its end.
 	start, j := i, i
 	for j+8 <= len(src) {
-		if nw := nonWord(binary.LittleEndian.Uint64(src[j:])); nw != 0 {
+		low, _ := classify(binary.LittleEndian.Uint64(src[j:]))
+		if nw := ^low & hi; nw != 0 {
 			j += bits.TrailingZeros64(nw) >> 3
 			goto scanned
 		}
@@ -123,6 +149,24 @@ scanned:
 	i = j
 loop:
 	for i < len(src) {
+		if i+8 <= len(src) { // ASCII letters and digits, lowercased eight at a time
+			x := binary.LittleEndian.Uint64(src[i:])
+			low, up := classify(x)
+			k := 8
+			if nw := ^(low | up) & hi; nw != 0 {
+				k = bits.TrailingZeros64(nw) >> 3
+			}
+			if k > 0 {
+				n := len(buf)
+				buf = slices.Grow(buf, 8)[:n+8]
+				binary.LittleEndian.PutUint64(buf[n:], x|up>>2) // 'A'|0x20 == 'a'
+				buf = buf[:n+k]
+				i += k
+				if k == 8 {
+					continue
+				}
+			}
+		}
 		c := src[i]
 		switch byteClass[c] {
 		case sep:
