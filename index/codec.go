@@ -19,10 +19,10 @@ func (e *enc) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s
 func (e *enc) float(f float64)  { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f)) }
 func (e *enc) byte1(c byte)     { e.b = append(e.b, c) }
 func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) postings(pl *postingList) {
-	e.uvarint(uint64(len(pl.freqs)))
+func (e *enc) postings(docs *roaring.Bitmap, n int, freq func(int) uint32) {
+	e.uvarint(uint64(n))
 	prev := uint32(0)
-	it := pl.docs.Iterator()
+	it := docs.Iterator()
 	for first := true; it.HasNext(); first = false {
 		d := it.Next()
 		if first {
@@ -32,8 +32,8 @@ func (e *enc) postings(pl *postingList) {
 		}
 		prev = d
 	}
-	for _, f := range pl.freqs {
-		e.uvarint(uint64(f))
+	for i := range n {
+		e.uvarint(uint64(freq(i)))
 	}
 }
 
@@ -155,8 +155,8 @@ func (d *dec) postings(limit uint64, lens func(uint32) uint32) *postingList {
 		}
 		ids[i] = uint32(prev)
 	}
-	pl := &postingList{docs: roaring.New(), freqs: make([]uint32, n)}
-	for i := range pl.freqs {
+	pl := &postingList{docs: roaring.New(), freqs: make([]uint8, 0, n)}
+	for i := range n {
 		f := d.uvarint()
 		if d.err != nil {
 			return nil
@@ -165,7 +165,7 @@ func (d *dec) postings(limit uint64, lens func(uint32) uint32) *postingList {
 			d.fail(errors.New("bad term frequency"))
 			return nil
 		}
-		pl.freqs[i] = uint32(f)
+		pl.appendFreq(uint32(f))
 		dl := uint32(0)
 		if lens != nil {
 			dl = lens(ids[i])

@@ -119,7 +119,7 @@ func (e *engine) run(terms []qterm, nTerms int, op Op, k int) ([]Hit, int64) {
 	curs := make([]cursor, len(terms))
 	active := make([]*cursor, 0, len(terms))
 	for i := range terms {
-		if terms[i].pl == nil || len(terms[i].pl.freqs) == 0 {
+		if terms[i].pl == nil || terms[i].pl.count() == 0 {
 			if op == And {
 				return nil, 0
 			}
@@ -219,7 +219,7 @@ func (e *engine) wand(active []*cursor, top *topk, score func(uint32, []*cursor)
 }
 
 func (e *engine) and(active []*cursor, top *topk, score func(uint32, []*cursor) float64) {
-	slices.SortFunc(active, func(a, b *cursor) int { return len(a.pl.freqs) - len(b.pl.freqs) })
+	slices.SortFunc(active, func(a, b *cursor) int { return a.pl.count() - b.pl.count() })
 	ubSum := 0.0
 	for _, c := range active {
 		ubSum += c.t.ub

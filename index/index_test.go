@@ -1,11 +1,13 @@
 package index_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -356,4 +358,40 @@ func ExampleShard() {
 	// 0.9578 https://a.example/ Web crawling
 	// 0.5078 https://b.example/ Indexing
 	// 0.4300 https://c.example/ Crawling politely
+}
+
+// TestHighFrequency covers term frequencies beyond one byte (kept apart
+// from the one-byte frequencies) through scoring, persistence, the wire and
+// compaction.
+func TestHighFrequency(t *testing.T) {
+	var docs []index.Document
+	for i, n := range []int{1, 254, 255, 256, 1000, 70000} {
+		docs = append(docs, index.Document{
+			URL:  fmt.Sprintf("http://spam.example/%d", i),
+			Text: strings.Repeat("spam ", n) + strings.Repeat("ham ", i+1),
+		})
+	}
+	ref := index.NewReference(index.ShardOptions{})
+	s := index.NewShard(index.ShardOptions{})
+	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 2, Source: func(i int, ts *index.TermShard) index.PostingSource {
+		return index.NewRemote(&index.Handler{Postings: ts})
+	}})
+	for _, add := range []func(index.Document) (bool, error){ref.Add, s.Add, ti.Add} {
+		mustAdd(t, add, docs)
+	}
+	qs := []index.Query{
+		index.ParseQuery(nil, "spam", index.Or, 10),
+		index.ParseQuery(nil, "spam ham", index.And, 3),
+	}
+	loaded := index.NewShard(index.ShardOptions{})
+	if _, err := loaded.ReadFrom(bytes.NewReader(encode(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	for _, sr := range []index.Searcher{s, ti, loaded, index.NewRemote(&index.Handler{Searcher: s})} {
+		indextest.Compare(t, ref, sr, qs, nil)
+	}
+	s.Delete(docs[2].URL)
+	ref.Delete(docs[2].URL)
+	s.Compact()
+	indextest.Compare(t, ref, s, qs, nil)
 }

@@ -58,7 +58,8 @@ func (s *Shard) WriteTo(w io.Writer) (int64, error) {
 	e.uvarint(uint64(len(terms)))
 	for _, t := range terms {
 		e.str(t)
-		e.postings(s.dict[t])
+		pl := s.dict[t]
+		e.postings(pl.docs, pl.count(), pl.freq)
 	}
 	s.mu.RUnlock()
 	b := e.b
@@ -194,7 +195,7 @@ func decodeShard(body []byte) (*shardData, error) {
 		}
 		it := pl.docs.Iterator()
 		for j := 0; it.HasNext(); j++ {
-			sums[it.Next()] += uint64(pl.freqs[j])
+			sums[it.Next()] += uint64(pl.freq(j))
 		}
 		st.dict[t] = pl
 	}

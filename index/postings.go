@@ -6,7 +6,8 @@ import (
 
 // postingList is the postings of one term: a roaring bitmap of document ids
 // with the term frequencies beside it, freqs[i] belonging to the i-th
-// smallest id. front is the Pareto frontier of its (tf, document length)
+// smallest id. Frequencies take one byte; the rare ones from 255 up are
+// kept exactly in big, keyed by position. front is the Pareto frontier of its (tf, document length)
 // pairs, deleted documents included: the postings no other beats on both
 // higher tf and shorter document. BM25 grows with tf and shrinks with
 // length, so the best posting for any avgdl is on the frontier, and the
@@ -20,8 +21,9 @@ import (
 type postingList struct {
 	docs    *roaring.Bitmap
 	pending []uint32
-	freqs   []uint32 // for docs, then for pending
-	front   []tfLen  // ascending tf and ascending length
+	freqs   []uint8        // for docs, then for pending; 255 means see big
+	big     map[int]uint32 // frequencies ≥ 255 by position
+	front   []tfLen        // ascending tf and ascending length
 }
 
 type tfLen struct{ tf, len uint32 }
@@ -35,9 +37,41 @@ func newPostingList() *postingList {
 func (pl *postingList) add(doc, tf, docLen uint32) (becameDirty bool) {
 	becameDirty = len(pl.pending) == 0
 	pl.pending = append(pl.pending, doc)
-	pl.freqs = append(pl.freqs, tf)
+	pl.appendFreq(tf)
 	pl.note(tf, docLen)
 	return becameDirty
+}
+
+// appendFreq appends the frequency of the next posting.
+func (pl *postingList) appendFreq(tf uint32) {
+	if tf >= 255 {
+		if pl.big == nil {
+			pl.big = make(map[int]uint32)
+		}
+		pl.big[len(pl.freqs)] = tf
+		tf = 255
+	}
+	pl.freqs = append(pl.freqs, uint8(tf))
+}
+
+// freq returns the frequency of the posting at position i.
+func (pl *postingList) freq(i int) uint32 {
+	if f := pl.freqs[i]; f < 255 {
+		return uint32(f)
+	}
+	return pl.big[i]
+}
+
+// count returns the number of postings.
+func (pl *postingList) count() int { return len(pl.freqs) }
+
+// freqs32 returns a copy of the frequencies as uint32s.
+func (pl *postingList) freqs32() []uint32 {
+	out := make([]uint32, len(pl.freqs))
+	for i := range out {
+		out[i] = pl.freq(i)
+	}
+	return out
 }
 
 // seal moves the pending ids into the bitmap.
@@ -106,7 +140,7 @@ func (pl *postingList) liveDF(deleted *roaring.Bitmap) int64 {
 }
 
 // cursor walks a posting list in id order, tracking the index of the
-// current posting in freqs.
+// current posting.
 type cursor struct {
 	pl   *postingList
 	it   roaring.IntPeekable
@@ -150,4 +184,9 @@ func (c *cursor) seek(target uint32) {
 	}
 }
 
-func (c *cursor) tf() uint32 { return c.pl.freqs[c.pos] }
+func (c *cursor) tf() uint32 {
+	if f := c.pl.freqs[c.pos]; f < 255 {
+		return uint32(f)
+	}
+	return c.pl.big[c.pos]
+}

@@ -118,7 +118,7 @@ func (r *Remote) Postings(ctx context.Context, terms []string) ([]PostingList, e
 		if d.byte1() == 1 {
 			pl := d.postings(uint64(^uint32(0)), nil)
 			if pl != nil {
-				out[i].Docs, out[i].Freqs = pl.docs, pl.freqs
+				out[i].Docs, out[i].Freqs = pl.docs, pl.freqs32()
 			}
 		}
 	}
@@ -197,7 +197,10 @@ func (h *Handler) handle(ctx context.Context, req []byte) ([]byte, error) {
 				continue
 			}
 			out.byte1(1)
-			out.postings(&postingList{docs: l.Docs, freqs: l.Freqs})
+			if int(l.Docs.GetCardinality()) != len(l.Freqs) {
+				return nil, fmt.Errorf("%w: term %q: %d ids, %d frequencies", ErrCorrupt, l.Term, l.Docs.GetCardinality(), len(l.Freqs))
+			}
+			out.postings(l.Docs, len(l.Freqs), func(i int) uint32 { return l.Freqs[i] })
 		}
 	default:
 		return nil, errBadRequest

@@ -201,9 +201,9 @@ func rewrite(pl *postingList, remap []uint32, docs []docEntry) *postingList {
 		if id == ^uint32(0) {
 			continue
 		}
-		npl.add(id, pl.freqs[i], docs[id].len)
+		npl.add(id, pl.freq(i), docs[id].len)
 	}
-	if len(npl.freqs) == 0 {
+	if npl.count() == 0 {
 		return nil
 	}
 	npl.seal()

@@ -13,9 +13,10 @@ import (
 // PostingList is one term's postings as they travel between nodes of a
 // term-partitioned index: global document ids and, beside them, term
 // frequencies (Freqs[i] belongs to the i-th smallest id). Docs is nil when
-// the node has no postings for Term. Lists returned by a local TermShard
-// share its memory: they must not be modified, and stay valid only until
-// the shard is next written (TermIndex guarantees that during a query).
+// the node has no postings for Term. Docs of a list returned by a local
+// TermShard is the shard's own bitmap: it must not be modified, and stays
+// valid only until the shard is next written (TermIndex guarantees that
+// during a query); Freqs is a copy.
 type PostingList struct {
 	Term  string
 	Docs  *roaring.Bitmap
@@ -63,7 +64,7 @@ func (ts *TermShard) Postings(ctx context.Context, terms []string) ([]PostingLis
 	for i, t := range terms {
 		out[i].Term = t
 		if pl := ts.dict[t]; pl != nil {
-			out[i].Docs, out[i].Freqs = pl.docs, pl.freqs
+			out[i].Docs, out[i].Freqs = pl.docs, pl.freqs32()
 		}
 	}
 	return out, nil
@@ -267,9 +268,13 @@ func (ti *TermIndex) fetch(ctx context.Context, terms []string) (map[string]*pos
 			if int(l.Docs.GetCardinality()) != len(l.Freqs) || uint64(l.Docs.Maximum()) >= uint64(len(ti.docs)) {
 				return nil, &Error{Op: "postings", Subject: l.Term, Err: fmt.Errorf("%w: posting list does not match the document table", ErrCorrupt)}
 			}
-			pl := &postingList{docs: l.Docs, freqs: l.Freqs}
+			pl := &postingList{docs: l.Docs, freqs: make([]uint8, 0, len(l.Freqs))}
 			it := l.Docs.Iterator()
 			for i := 0; it.HasNext(); i++ {
+				if l.Freqs[i] == 0 {
+					return nil, &Error{Op: "postings", Subject: l.Term, Err: fmt.Errorf("%w: zero term frequency", ErrCorrupt)}
+				}
+				pl.appendFreq(l.Freqs[i])
 				pl.note(l.Freqs[i], ti.docs[it.Next()].len)
 			}
 			out[l.Term] = pl
