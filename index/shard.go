@@ -32,9 +32,12 @@ type ShardOptions struct {
 // Re-adding a URL replaces its document: the old id goes into a deletions
 // bitmap and stays in the postings until Compact. A Shard is safe for
 // concurrent use: Add, Delete and Compact take a write lock, Search and Stats
-// a read lock. Memory is about 4 bytes per posting plus the roaring bitmap
-// (≈ 2 bytes per posting in array containers, fewer in run or bitmap
-// containers) and ~40 bytes plus the stored strings per document.
+// a read lock (the first read after writes briefly takes the write lock to
+// seal postings buffered by Add into the bitmaps). Memory: 1 byte per
+// posting for its frequency plus the roaring bitmap (≈ 2 bytes per posting
+// in array containers, fewer in run or bitmap containers), ~300 bytes per
+// distinct term, and ~40 bytes plus the stored strings per document; about
+// 1.1 KB per 150-word page on the 20,000-page benchmark.
 type Shard struct {
 	an *Analyzer
 	p  BM25
