@@ -316,7 +316,13 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 			}
 			m.heapPop()
 			if !ok {
-				return nil, time.Time{}, &Error{Op: "next", Err: errors.New("frontier: back queue in heap is empty")}
+				// Cannot happen with a correct Store (a queue in the heap
+				// is never empty); if a Store lost URLs, retire the queue
+				// rather than stall on it.
+				delete(m.table, b.key)
+				b.key = ""
+				m.idle = append(m.idle, j)
+				return m.poll()
 			}
 			l := &Lease{URL: u, Time: now, q: j, owner: m}
 			b.lease = l
