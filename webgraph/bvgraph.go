@@ -385,7 +385,12 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 		}
 		resid = append(resid, cur)
 		for i := 1; i < extra; i++ {
-			gap := g.readResidual(r)
+			var gap uint64
+			if g.fast {
+				gap = r.ReadZeta(g.zk)
+			} else {
+				gap = g.readCode(r, g.flags.Residuals)
+			}
 			if gap >= uint64(n-cur) {
 				return out, g.streamErr(r, "residual gap out of range")
 			}
