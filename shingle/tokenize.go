@@ -99,51 +99,65 @@ func (t *Tokenizer) Reset(src []byte) {
 // mispredicted one at its end.
 func (t *Tokenizer) Next() bool {
 	src, i := t.src, t.pos
-	// Skip separators.
-	for {
-		for i+8 <= len(src) {
-			x := binary.LittleEndian.Uint64(src[i:])
-			low, up := classify(x)
-			if notSep := low | up | x&hi; notSep != 0 {
-				i += bits.TrailingZeros64(notSep) >> 3
-				break
-			}
+	// Skip separators. A byte found by the eight-byte scan is known to be
+	// an ASCII letter or digit, or the start of a multi-byte rune, without
+	// reading it again.
+skip:
+	for i+8 <= len(src) {
+		x := binary.LittleEndian.Uint64(src[i:])
+		low, up := classify(x)
+		notSep := low | up | x&hi
+		if notSep == 0 {
 			i += 8
+			continue
 		}
-		for i < len(src) && byteClass[src[i]] == sep {
-			i++
+		i += bits.TrailingZeros64(notSep) >> 3
+		if notSep&-notSep&x&hi == 0 {
+			goto word
 		}
-		if i >= len(src) {
-			t.pos, t.tok = i, nil
-			return false
-		}
-		if byteClass[src[i]] != multi {
-			break
-		}
-		r, n := utf8.DecodeRune(src[i:])
-		if isWordRune(r) {
-			break
-		}
-		i += n
+		goto multiByte
 	}
+	for i < len(src) && byteClass[src[i]] == sep {
+		i++
+	}
+	if i >= len(src) {
+		t.pos, t.tok = i, nil
+		return false
+	}
+	if byteClass[src[i]] != multi {
+		goto word
+	}
+multiByte:
+	if r, n := utf8.DecodeRune(src[i:]); !isWordRune(r) {
+		i += n
+		goto skip
+	}
+word:
 	// Fast path: a run of lowercase ASCII is returned without copying.
 	start, j := i, i
 	for j+8 <= len(src) {
-		low, _ := classify(binary.LittleEndian.Uint64(src[j:]))
-		if nw := ^low & hi; nw != 0 {
-			j += bits.TrailingZeros64(nw) >> 3
-			goto scanned
+		x := binary.LittleEndian.Uint64(src[j:])
+		low, up := classify(x)
+		nw := ^low & hi
+		if nw == 0 {
+			j += 8
+			continue
 		}
-		j += 8
+		j += bits.TrailingZeros64(nw) >> 3
+		if nw&-nw&(up|x&hi) == 0 { // ended by an ASCII separator
+			t.pos, t.tok = j, src[start:j]
+			return true
+		}
+		goto slow
 	}
 	for j < len(src) && byteClass[src[j]] == lower {
 		j++
 	}
-scanned:
 	if j == len(src) || byteClass[src[j]] == sep {
 		t.pos, t.tok = j, src[start:j]
 		return true
 	}
+slow:
 	// Slow path: the word needs case mapping or holds non-ASCII runes.
 	buf := append(t.buf[:0], src[start:j]...)
 	i = j
