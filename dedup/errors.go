@@ -16,6 +16,7 @@ type Error struct {
 	Err     error
 }
 
+// Error formats the error as "dedup: Op Subject: Err".
 func (e *Error) Error() string {
 	if e.Subject == "" {
 		return "dedup: " + e.Op + ": " + e.Err.Error()

@@ -26,6 +26,7 @@ type Error struct {
 	Err     error
 }
 
+// Error formats the error as "shingle: Op Subject: Err".
 func (e *Error) Error() string {
 	if e.Subject == "" {
 		return "shingle: " + e.Op + ": " + e.Err.Error()

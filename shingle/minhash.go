@@ -27,6 +27,7 @@ const (
 	Classic
 )
 
+// String returns "one-permutation" or "classic".
 func (m Method) String() string {
 	switch m {
 	case OnePermutation:
