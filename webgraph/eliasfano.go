@@ -17,7 +17,7 @@ type eliasFano struct {
 	sampleWord, sampleRank []uint32
 }
 
-const selectStep = 256
+const selectStep = 64
 
 // newEliasFano builds the structure from a nondecreasing sequence with
 // last value ≤ max.
@@ -74,11 +74,7 @@ func (ef *eliasFano) get(i int) uint64 {
 		rank += c
 		w++
 	}
-	word := ef.upper[w]
-	for k := i - rank; k > 0; k-- {
-		word &= word - 1
-	}
-	hi := uint64(w)*64 + uint64(bits.TrailingZeros64(word)) - uint64(i)
+	hi := uint64(w)*64 + uint64(select64(ef.upper[w], i-rank)) - uint64(i)
 	if ef.l == 0 {
 		return hi
 	}
@@ -94,4 +90,32 @@ func (ef *eliasFano) get(i int) uint64 {
 // sizeBits returns the memory used, in bits.
 func (ef *eliasFano) sizeBits() uint64 {
 	return uint64(len(ef.lower)+len(ef.upper))*64 + uint64(len(ef.sampleWord)+len(ef.sampleRank))*32
+}
+
+// selectInByte[b][k] is the position of the k-th set bit of byte b.
+var selectInByte = func() (t [256][8]uint8) {
+	for b := 0; b < 256; b++ {
+		k := 0
+		for p := 0; p < 8; p++ {
+			if b>>p&1 == 1 {
+				t[b][k] = uint8(p)
+				k++
+			}
+		}
+	}
+	return t
+}()
+
+// select64 returns the position of the k-th (0-based) set bit of w, which
+// must have more than k set bits.
+func select64(w uint64, k int) int {
+	for p := 0; p < 64; p += 8 {
+		b := uint8(w >> p)
+		c := bits.OnesCount8(b)
+		if k < c {
+			return p + int(selectInByte[b][k])
+		}
+		k -= c
+	}
+	return 64 // unreachable for valid input
 }
