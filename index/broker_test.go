@@ -207,3 +207,46 @@ func TestPartitioners(t *testing.T) {
 		t.Error("degenerate partitions")
 	}
 }
+
+func TestRouter(t *testing.T) {
+	docs, qs := collection(t)
+	for _, part := range []index.Partitioner{nil, index.ByHost} {
+		r := index.NewRouter(4, part, index.ShardOptions{})
+		mustAdd(t, r.Add, docs[:300])
+		ref := index.NewReference(index.ShardOptions{})
+		mustAdd(t, ref.Add, docs[:300])
+		// Re-adding and deleting reach the shard holding the document.
+		if replaced, err := r.Add(docs[5]); err != nil || !replaced {
+			t.Fatalf("re-add: %v %v", replaced, err)
+		}
+		if !r.Delete(docs[6].URL) || r.Delete(docs[6].URL) {
+			t.Fatal("Delete did not find the document exactly once")
+		}
+		ref.Delete(docs[6].URL)
+		total := 0
+		for i, s := range r.Shards {
+			total += s.Len()
+			want := index.ByURL
+			if part != nil {
+				want = part
+			}
+			for _, d := range docs[:300] {
+				if got := s.Has(d.URL); got != (want(d.URL, 4) == i && d.URL != docs[6].URL) {
+					t.Fatalf("shard %d has %s: %v", i, d.URL, got)
+				}
+			}
+		}
+		if total != 299 {
+			t.Errorf("shards hold %d documents, want 299", total)
+		}
+		b, err := index.NewBroker(index.BrokerOptions{Shards: r.Searchers(), Refresh: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		indextest.Compare(t, ref, b, qs[:40], nil)
+		b.Close()
+		if _, err := r.Add(index.Document{}); !errors.Is(err, index.ErrNoURL) {
+			t.Errorf("Add without URL: %v", err)
+		}
+	}
+}

@@ -28,13 +28,16 @@
 // # Distribution by documents
 //
 // Each shard holds a subset of the documents, chosen by a Partitioner: ByURL
-// (hash of the URL, the default the book recommends) or ByHost. A Broker
+// (hash of the URL, the default the book recommends) or ByHost; a Router
+// sends each document to its shard. A Broker
 // sends every query to all shards together with global statistics (N,
 // total length, document frequencies) that it gathers from the shards and
 // refreshes in the background, and merges their top k. An optional low tier
 // is searched only when the high tier returns too few hits.
 //
-//	b, _ := index.NewBroker(index.BrokerOptions{Shards: []index.Searcher{s0, s1, s2, s3}})
+//	r := index.NewRouter(4, index.ByURL, index.ShardOptions{})
+//	r.Add(doc)
+//	b, _ := index.NewBroker(index.BrokerOptions{Shards: r.Searchers()})
 //	defer b.Close()
 //	res, err := b.Search(ctx, q, nil)
 //

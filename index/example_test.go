@@ -18,11 +18,11 @@ var pages = []index.Document{
 // Document partitioning: pages go to shards by a hash of their URL; the
 // broker queries all shards with global statistics and merges their top k.
 func ExampleBroker() {
-	shards := []*index.Shard{index.NewShard(index.ShardOptions{}), index.NewShard(index.ShardOptions{})}
+	r := index.NewRouter(2, index.ByURL, index.ShardOptions{})
 	for _, p := range pages {
-		shards[index.ByURL(p.URL, len(shards))].Add(p)
+		r.Add(p)
 	}
-	b, err := index.NewBroker(index.BrokerOptions{Shards: []index.Searcher{shards[0], shards[1]}})
+	b, err := index.NewBroker(index.BrokerOptions{Shards: r.Searchers()})
 	if err != nil {
 		panic(err)
 	}

@@ -137,6 +137,15 @@ func (s *Shard) deleteLocked(url string) bool {
 	return true
 }
 
+// Has reports whether a live document has the given URL. Cost: one map
+// lookup.
+func (s *Shard) Has(url string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.byURL[url]
+	return ok
+}
+
 // Len returns the number of live documents.
 func (s *Shard) Len() int {
 	s.mu.RLock()
