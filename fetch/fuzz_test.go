@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,52 @@ func FuzzHTML(f *testing.F) {
 			if l.URL == nil || !l.URL.IsAbs() || skipScheme(l.URL.Scheme) {
 				t.Fatalf("bad link %+v", l)
 			}
+		}
+	})
+}
+
+// refCollapse is the obvious byte-at-a-time definition appendCollapsed must
+// match.
+func refCollapse(t []byte) []byte {
+	var out []byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c == 0 {
+			continue
+		}
+		ws := isSpace(c)
+		if c == 0xc2 && i+1 < len(t) && t[i+1] == 0xa0 {
+			ws = true
+			i++
+		}
+		if ws {
+			if len(out) > 0 && out[len(out)-1] != ' ' {
+				out = append(out, ' ')
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func FuzzCollapse(f *testing.F) {
+	for _, s := range []string{"0000000  0", "a  b\t\nc", "\u00a0x\u00a0\u00a0y ", "word word word word\n  word", "a\x00 \x00b", "\xc2\xc2\xa0"} {
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, split int) {
+		want := refCollapse(b)
+		if got := appendCollapsed(nil, b, len(b)+1); !bytes.Equal(got, want) {
+			t.Fatalf("appendCollapsed(%q) = %q, want %q", b, got, want)
+		}
+		// Split into two tokens: the result must not depend on where
+		// the tokenizer cut the text, except at a U+00A0 cut in half.
+		if split < 0 || split > len(b) || (split > 0 && b[split-1] == 0xc2) {
+			return
+		}
+		got := appendCollapsed(appendCollapsed(nil, b[:split], len(b)+1), b[split:], len(b)+1)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("appendCollapsed(%q)+(%q) = %q, want %q", b[:split], b[split:], got, want)
 		}
 	})
 }

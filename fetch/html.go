@@ -627,7 +627,7 @@ func appendCollapsed(dst, t []byte, max int) []byte {
 		for j < len(t) {
 			if textOrdinary[t[j]] {
 				j++
-			} else if t[j] == ' ' && j > i && j+1 < len(t) && textOrdinary[t[j+1]] {
+			} else if t[j] == ' ' && j > i && t[j-1] != ' ' && j+1 < len(t) && textOrdinary[t[j+1]] {
 				j += 2 // a single space between words stays as it is
 			} else {
 				break
@@ -646,7 +646,8 @@ func appendCollapsed(dst, t []byte, max int) []byte {
 		i++
 		switch {
 		case c == 0:
-		case c == 0xc2 && (i >= len(t) || t[i] != 0xa0):
+		case c == 0xc2 && (i >= len(t) || t[i] != 0xa0), c != 0xc2 && !isSpace(c):
+			// a lone 0xC2, or a control character: not whitespace
 			if len(dst) >= max {
 				return dst
 			}
