@@ -30,10 +30,16 @@ func benchSketch(b *testing.B, m shingle.Method, k int) {
 	dst := make(shingle.Signature, 0, k)
 	b.SetBytes(int64(len(benchDoc)))
 	b.ReportAllocs()
+	best := time.Duration(1 << 62)
 	for b.Loop() {
+		t0 := time.Now()
 		dst = s.AppendSketch(dst[:0], benchDoc)
+		best = min(best, time.Since(t0))
 	}
 	b.ReportMetric(float64(b.N)*float64(len(benchDoc))/1e6/b.Elapsed().Seconds(), "MB/s/core")
+	// The fastest iteration: what the code does when the (shared) core
+	// is not taken away from it.
+	b.ReportMetric(float64(len(benchDoc))/1e6/best.Seconds(), "best-MB/s")
 }
 
 // BenchmarkSketch measures sketching throughput including tokenization
