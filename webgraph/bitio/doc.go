@@ -6,13 +6,16 @@
 //
 // # Reading
 //
-// A Reader decodes from a byte slice in memory. Short code words (up to 12
-// bits: γ values up to 62, the common small gaps of ζ_3) are decoded with one
-// table lookup on a 64-bit window; longer ones with a leading-zero count.
-// Errors are sticky: a read past the end, or a code word whose value does not
-// fit in 64 bits, records an *Error (unwrapping to ErrOverrun or ErrOverflow)
-// and every later read returns 0, so decoders check Err once per record
-// instead of once per code. No read does more work than the stream is long.
+// A Reader decodes from a stream held in memory as big-endian 64-bit words
+// (PackWords; NewReader packs a byte slice), so any 64-bit window costs two
+// loads. Short code words (up to 12 bits: γ values up to 62, the common small
+// gaps of ζ_3) are decoded with one table lookup on that window; longer ones
+// with a leading-zero count. Errors are sticky and checked per batch: a code
+// word whose value does not fit in 64 bits, or reading past the end, makes Err
+// return an *Error (unwrapping to ErrOverflow or ErrOverrun); values read past
+// the end are meaningless, so decoders validate what they read and check Err
+// once per record instead of once per code. No read does more work than the
+// stream is long.
 //
 // # Writing
 //
