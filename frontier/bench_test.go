@@ -46,17 +46,40 @@ func addAll(b *testing.B, f frontier.Frontier, raw []string) {
 	}
 }
 
-// BenchmarkMercatorCycle measures one Add + Next + Done cycle on a
-// Mercator frontier holding 1M URLs over 100k hosts, 64 workers' worth
-// of back queues, politeness gaps of zero (a clock that never moves), so
-// that the figure is the frontier's own cost.
-func BenchmarkMercatorCycle(b *testing.B) {
-	const n, hosts = 1_000_000, 100_000
-	raw := benchURLs(n, hosts)
-	m, err := frontier.NewMercator(frontier.Options{Workers: 64, Clock: frontiertest.NewFakeClock(frontiertest.Epoch), Politeness: frontier.Politeness{K: -1}})
+type benchFrontier interface {
+	frontier.Frontier
+	frontier.Stater
+	Close() error
+}
+
+func newBench(b *testing.B, impl string, o frontier.Options) benchFrontier {
+	var f benchFrontier
+	var err error
+	if impl == "fifo" {
+		f, err = frontier.NewFIFO(o)
+	} else {
+		f, err = frontier.NewMercator(o)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
+	return f
+}
+
+// BenchmarkCycle measures one Add + Next + Done cycle on a frontier
+// holding 1M URLs over 100k hosts, 64 workers' worth of back queues,
+// politeness gaps of zero (a clock that never moves), so that the figure
+// is the frontier's own cost. Run with GOMAXPROCS=1 for "one core".
+func BenchmarkCycle(b *testing.B) {
+	for _, impl := range []string{"mercator", "fifo"} {
+		b.Run(impl, func(b *testing.B) { benchCycle(b, impl) })
+	}
+}
+
+func benchCycle(b *testing.B, impl string) {
+	const n, hosts = 1_000_000, 100_000
+	raw := benchURLs(n, hosts)
+	m := newBench(b, impl, frontier.Options{Workers: 64, Clock: frontiertest.NewFakeClock(frontiertest.Epoch), Politeness: frontier.Politeness{K: -1}})
 	defer m.Close()
 	addAll(b, m, raw)
 	more := benchURLs(1<<16, hosts)
@@ -65,8 +88,10 @@ func BenchmarkMercatorCycle(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
+	one := make([]frontier.URL, 1) // a crawler passes its links as a slice
 	for i := 0; i < b.N; i++ {
-		if err := m.Add(ctx, frontier.URL{URL: more[i&(1<<16-1)], Depth: i % 5}); err != nil {
+		one[0] = frontier.URL{URL: more[i&(1<<16-1)], Depth: i % 5}
+		if err := m.Add(ctx, one...); err != nil {
 			b.Fatal(err)
 		}
 		l, err := m.Next(ctx)
@@ -95,9 +120,15 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
-// BenchmarkMercatorMemory measures the heap a queued URL costs beyond its
-// URL string (1M URLs over 100k hosts).
-func BenchmarkMercatorMemory(b *testing.B) {
+// BenchmarkMemory measures the heap a queued URL costs beyond its URL
+// string (1M URLs over 100k hosts).
+func BenchmarkMemory(b *testing.B) {
+	for _, impl := range []string{"mercator", "fifo"} {
+		b.Run(impl, func(b *testing.B) { benchMemory(b, impl) })
+	}
+}
+
+func benchMemory(b *testing.B, impl string) {
 	const n, hosts = 1_000_000, 100_000
 	raw := benchURLs(n, hosts)
 	strBytes := 0
@@ -109,10 +140,7 @@ func BenchmarkMercatorMemory(b *testing.B) {
 	var perURL float64
 	for i := 0; i < b.N; i++ {
 		before := heapInUse()
-		m, err := frontier.NewMercator(frontier.Options{Workers: 64, Clock: frontiertest.NewFakeClock(frontiertest.Epoch)})
-		if err != nil {
-			b.Fatal(err)
-		}
+		m := newBench(b, impl, frontier.Options{Workers: 64, Clock: frontiertest.NewFakeClock(frontiertest.Epoch)})
 		addAll(b, m, raw)
 		after := heapInUse()
 		perURL = float64(int64(after)-int64(before)) / n

@@ -76,6 +76,7 @@ type Rejection struct {
 	Detail string
 }
 
+// Error describes the rejection; the URL is quoted.
 func (e *Rejection) Error() string {
 	return fmt.Sprintf("frontier: url %q rejected (%s): %s", e.URL, e.Reason, e.Detail)
 }

@@ -29,6 +29,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns "frontier: op [url]: cause".
 func (e *Error) Error() string {
 	if e.URL == "" {
 		return "frontier: " + e.Op + ": " + e.Err.Error()
@@ -79,10 +80,10 @@ type URL struct {
 // often the content had changed since the previous fetch, and when the
 // first and the last fetch happened.
 type History struct {
-	Fetches uint32
-	Changes uint32
-	First   time.Time
-	Last    time.Time
+	Fetches uint32    // fetches so far
+	Changes uint32    // fetches that found the content changed
+	First   time.Time // time of the first fetch
+	Last    time.Time // time of the last fetch
 }
 
 // ChangeRate returns the estimated number of changes per second of the URL
@@ -190,7 +191,9 @@ type Clock interface {
 
 // Timer is a one-shot timer made by a Clock.
 type Timer interface {
+	// C delivers the time once the timer fires.
 	C() <-chan time.Time
+	// Stop prevents the timer from firing; it reports whether it did.
 	Stop() bool
 }
 

@@ -130,6 +130,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns "diskq: op dir: cause".
 func (e *Error) Error() string { return fmt.Sprintf("diskq: %s %s: %v", e.Op, e.Dir, e.Err) }
 
 // Unwrap returns the underlying error.

@@ -566,13 +566,19 @@ func reopen(t *testing.T, h Harness, f frontier.Frontier, o frontier.Options) fr
 
 func testRestart(t *testing.T, h Harness) {
 	if h.Reopen == nil {
-		if _, ok := h.New(t, opts(NewFakeClock(Epoch))).(frontier.Checkpointer); !ok {
+		if _, ok := open(t, h, opts(NewFakeClock(Epoch))).(frontier.Checkpointer); !ok {
 			t.Skip("frontier neither checkpoints nor reopens")
 		}
 	}
 	clk := NewFakeClock(Epoch)
 	o := opts(clk)
 	f := h.New(t, o)
+	reopened := false
+	t.Cleanup(func() {
+		if !reopened {
+			closeF(t, f)
+		}
+	})
 	ctx := context.Background()
 	all := urls(600, 40, "s")
 	if err := f.Add(ctx, all...); err != nil {
@@ -599,6 +605,7 @@ func testRestart(t *testing.T, h Harness) {
 			}
 		}
 	}
+	reopened = true
 	g := reopen(t, h, f, o)
 	if s, ok := g.(frontier.Stater); ok {
 		st := s.Stats()
