@@ -308,6 +308,11 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 				}
 				continue
 			}
+			if allSpace(t) {
+				// Whitespace between tags, the most common text token.
+				s.space()
+				continue
+			}
 			s.text = appendCollapsed(s.text, t, s.maxText)
 			if len(s.text) >= s.maxText-utf8.UTFMax {
 				s.doc.Truncated = true
@@ -420,6 +425,16 @@ func (s *htmlState) endTag(raw []byte) {
 	if flags&tagBlock != 0 {
 		s.space()
 	}
+}
+
+// allSpace reports whether t is only ASCII whitespace.
+func allSpace(t []byte) bool {
+	for _, c := range t {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // addLink collects a link unless its href is one Document leaves out
