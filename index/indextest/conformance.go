@@ -19,7 +19,7 @@ import (
 //   - queries with unknown terms, empty queries and duplicated terms.
 func TestSearcher(t *testing.T, build func(t *testing.T, docs []index.Document) index.Searcher) {
 	t.Helper()
-	cfg := Config{Seed: 77, Docs: 500, Vocab: 2000, MeanLen: 40}
+	cfg := Config{Seed: 77, Docs: 300, Vocab: 2000, MeanLen: 30}
 	docs := Corpus(cfg)
 	ref := index.NewReference(index.ShardOptions{})
 	for _, d := range docs {
@@ -53,7 +53,7 @@ func TestSearcher(t *testing.T, build func(t *testing.T, docs []index.Document) 
 	})
 
 	var qs []index.Query
-	log := QueryLog(cfg, 120)
+	log := QueryLog(cfg, 60)
 	for i, text := range log {
 		k := []int{1, 10, 100}[i%3]
 		for _, op := range []index.Op{index.Or, index.And} {
