@@ -1,6 +1,7 @@
 package crawlkit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,6 +52,12 @@ type Config struct {
 	// Canonicalizer turns URLs into the duplicate-URL key. Default: the
 	// zero urlnorm.Canonicalizer (urlnorm.Canonical).
 	Canonicalizer *urlnorm.Canonicalizer
+	// Splitter, if set, is the host splitter of a distributed crawl
+	// (Figure 20.2): links whose host another node owns are sent to it
+	// after the URL filter, and the crawl does not end when the local
+	// frontier is empty unless the Splitter also says the cluster is idle.
+	// Default nil: one node crawls every host.
+	Splitter HostSplitter
 	// Sinks receive every fetched page that was not a duplicate, in the
 	// order of the slice. Default: none.
 	Sinks []Sink
@@ -127,6 +134,18 @@ type Config struct {
 	// OnError, if set, is called for every URL whose fetch failed, from the
 	// worker goroutine.
 	OnError func(url string, err error)
+}
+
+// HostSplitter partitions hosts among the nodes of a distributed crawl.
+// Implementations must be safe for concurrent use. A HostSplitter may also
+// implement Idle() bool, reporting that no node has work left or in
+// transit, which lets Run end when the local frontier is empty.
+type HostSplitter interface {
+	// Local reports whether this node crawls host.
+	Local(host string) bool
+	// Send hands URLs whose hosts other nodes own to those nodes, whose
+	// crawlers receive them through Crawler.Add.
+	Send(ctx context.Context, urls []frontier.URL) error
 }
 
 // ErrNoSeeds is returned by Run when there is nothing to crawl.

@@ -210,7 +210,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if err := c.addSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
-	if resumed == 0 && c.c.seeds.Load() == 0 {
+	if resumed == 0 && c.c.seeds.Load() == 0 && c.cfg.Splitter == nil {
 		if st, ok := c.front.(frontier.Stater); !ok || st.Stats().Pending() == 0 {
 			return c.Stats(), ErrNoSeeds
 		}
@@ -258,7 +258,8 @@ func (c *Crawler) closeSinks() {
 }
 
 // addSeeds canonicalises the seeds and queues those not seen before (a
-// resumed crawl has seen them).
+// resumed crawl has seen them). In a distributed crawl every node is given
+// every seed and queues those of its own hosts.
 func (c *Crawler) addSeeds(ctx context.Context) error {
 	var batch []frontier.URL
 	for _, s := range c.cfg.Seeds {
@@ -274,31 +275,14 @@ func (c *Crawler) addSeeds(ctx context.Context) error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("crawlkit: seed %q is not an absolute http(s) URL", s)
 		}
-		seen, err := c.urlSeen.TestAndAdd(ctx, dedup.Fingerprint(canon))
-		if err != nil {
-			return err
-		}
-		if seen {
+		if c.cfg.Splitter != nil && !c.cfg.Splitter.Local(frontier.HostKey(canon)) {
 			continue
 		}
-		c.noteHost(u.Hostname())
 		batch = append(batch, frontier.URL{URL: canon})
 	}
-	if len(batch) == 0 {
-		return nil
-	}
-	c.pause.RLock()
-	defer c.pause.RUnlock()
-	if err := c.journal.added(batch); err != nil {
-		return err
-	}
-	if err := c.front.Add(ctx, batch...); err != nil {
-		return err
-	}
-	c.c.seeds.Add(uint64(len(batch)))
-	c.c.outcomes[Queued].Add(uint64(len(batch)))
-	c.prefetch(batch)
-	return nil
+	n, err := c.admit(ctx, batch)
+	c.c.seeds.Add(uint64(n))
+	return err
 }
 
 // noteHost counts a URL queued for host and reports whether the host is
@@ -363,7 +347,7 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			stop()
 			return nil
 		}
-		if !c.cfg.Continuous && s.InFlight == 0 && s.Frontier.Pending() == 0 {
+		if !c.cfg.Continuous && s.InFlight == 0 && s.Frontier.Pending() == 0 && c.clusterIdle() {
 			// Two quiet ticks in a row: a worker between Next and its
 			// in-flight count would show as a lease in the frontier.
 			if idle++; idle >= 2 {
@@ -392,6 +376,16 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			}
 		}
 	}
+}
+
+// clusterIdle reports whether no other node can still send work: always
+// for a crawl without a Splitter, and for one whose Splitter says so.
+func (c *Crawler) clusterIdle() bool {
+	if c.cfg.Splitter == nil {
+		return true
+	}
+	i, ok := c.cfg.Splitter.(interface{ Idle() bool })
+	return ok && i.Idle()
 }
 
 func (c *Crawler) limitReached(s Stats) string {

@@ -181,10 +181,8 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		return nil
 	}
 	var (
-		out    []string
-		cands  []frontier.URL
-		fps    []uint64
-		anchor []string
+		out   []string
+		cands []frontier.URL
 	)
 	for _, ln := range links {
 		if ln.HasRel("nofollow") {
@@ -216,12 +214,45 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 			c.c.filtered("max depth")
 			continue
 		}
-		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source})
-		fps = append(fps, dedup.Fingerprint(canon))
-		anchor = append(anchor, ln.Text)
+		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
 	}
+	if sp := c.cfg.Splitter; sp != nil && len(cands) > 0 {
+		// The host splitter of Figure 20.2: after the URL filter, URLs of
+		// hosts other nodes own go to them, before duplicate elimination
+		// (the owner's URL-seen set decides).
+		local, remote := cands[:0:0], cands[:0:0]
+		for _, u := range cands {
+			if sp.Local(frontier.HostKey(u.URL)) {
+				local = append(local, u)
+			} else {
+				remote = append(remote, u)
+			}
+		}
+		if len(remote) > 0 {
+			if err := sp.Send(ctx, remote); err != nil {
+				c.cfg.Logger.Error("crawlkit: host splitter", "err", err)
+				for range remote {
+					c.c.filtered("splitter error")
+				}
+			} else {
+				c.c.outcomes[Sent].Add(uint64(len(remote)))
+			}
+		}
+		cands = local
+	}
+	c.admit(ctx, cands)
+	return out
+}
+
+// admit runs URLs through the URL-seen test and the host budget and
+// queues the new ones, journaled first.
+func (c *Crawler) admit(ctx context.Context, cands []frontier.URL) (queued int, err error) {
 	if len(cands) == 0 {
-		return out
+		return 0, nil
+	}
+	fps := make([]uint64, len(cands))
+	for i := range cands {
+		fps[i] = dedup.Fingerprint(cands[i].URL)
 	}
 	seen, err := c.urlSeen.TestAndAddBatch(ctx, nil, fps)
 	if err != nil {
@@ -229,7 +260,7 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		for range cands {
 			c.c.filtered("url seen error")
 		}
-		return out
+		return 0, err
 	}
 	batch := cands[:0]
 	for i := range cands {
@@ -237,7 +268,6 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 			c.c.count(DuplicateURL)
 			continue
 		}
-		cands[i].Anchor = anchor[i]
 		if !c.noteHost(frontier.HostKey(cands[i].URL)) {
 			c.c.filtered("host budget")
 			continue
@@ -245,7 +275,7 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		batch = append(batch, cands[i])
 	}
 	if len(batch) == 0 {
-		return out
+		return 0, nil
 	}
 	c.pause.RLock()
 	err = c.journal.added(batch)
@@ -257,11 +287,33 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		if ctx.Err() == nil {
 			c.cfg.Logger.Error("crawlkit: frontier add", "err", err)
 		}
-		return out
+		return 0, err
 	}
 	c.c.outcomes[Queued].Add(uint64(len(batch)))
 	c.prefetch(batch)
-	return out
+	return len(batch), nil
+}
+
+// Add offers URLs to the crawl from outside the loop: the URLs another
+// node's host splitter sent to this one (they are counted as Received), or
+// URLs a program discovers by other means. Each is canonicalised, checked
+// against the URL-seen set and the host budget, and queued if new. The URL
+// filters are not applied again: the sender applied them. Add may be
+// called before and during Run, from any goroutine.
+func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
+	batch := make([]frontier.URL, 0, len(urls))
+	for _, u := range urls {
+		canon, err := c.cfg.Canonicalizer.Canonical(u.URL)
+		if err != nil {
+			c.c.filtered("malformed")
+			continue
+		}
+		u.URL = canon
+		batch = append(batch, u)
+	}
+	c.c.received.Add(uint64(len(urls)))
+	_, err := c.admit(ctx, batch)
+	return err
 }
 
 // finish reports a lease done with its final outcome.

@@ -32,6 +32,7 @@ const (
 	FetchError                      // no complete answer: DNS, connect, timeout, too large, ...
 	ParseError                      // a 2xx answer that the parser rejected (unsupported type, ...)
 	Retried                         // a 429/503 or transient failure sent back to the frontier for later
+	Sent                            // the host splitter sent the link to the node that owns its host
 	numOutcomes
 )
 
@@ -39,7 +40,7 @@ var outcomeNames = [...]string{
 	Queued: "queued", Filtered: "filtered", DuplicateURL: "duplicate url", Fetched: "fetched",
 	DuplicateContent: "duplicate content", Unchanged: "unchanged", Redirected: "redirected",
 	HTTPError: "http error", RobotsDenied: "robots denied", FetchError: "fetch error",
-	ParseError: "parse error", Retried: "retried",
+	ParseError: "parse error", Retried: "retried", Sent: "sent to peer",
 }
 
 func (o Outcome) String() string {
@@ -56,8 +57,11 @@ type Stats struct {
 	// Seeds is the number of seed URLs queued.
 	Seeds uint64
 	// Links is the number of links extracted from fetched pages (each
-	// ends as Filtered, DuplicateURL or Queued).
+	// ends as Filtered, DuplicateURL, Queued or Sent).
 	Links uint64
+	// Received is the number of URLs offered through Crawler.Add (from
+	// other nodes); each ends as Filtered, DuplicateURL or Queued.
+	Received uint64
 	// FilteredBy counts Filtered links by reason ("max depth", "host
 	// budget", and the frontier.Reason names).
 	FilteredBy map[string]uint64
@@ -154,6 +158,7 @@ type counters struct {
 	outcomes [numOutcomes]atomic.Uint64
 	seeds    atomic.Uint64
 	links    atomic.Uint64
+	received atomic.Uint64
 	bytes    atomic.Int64
 	inflight atomic.Int64
 
@@ -201,6 +206,7 @@ func (c *counters) snapshot() Stats {
 	}
 	s.Seeds = c.seeds.Load()
 	s.Links = c.links.Load()
+	s.Received = c.received.Load()
 	s.Bytes = c.bytes.Load()
 	s.InFlight = int(c.inflight.Load())
 	c.mu.Lock()
@@ -221,6 +227,7 @@ func (c *counters) restore(s Stats) {
 	}
 	c.seeds.Add(s.Seeds)
 	c.links.Add(s.Links)
+	c.received.Add(s.Received)
 	c.bytes.Add(s.Bytes)
 	c.mu.Lock()
 	defer c.mu.Unlock()
