@@ -40,6 +40,7 @@ func (p *HTML) Parse(resp *Response) (*Document, error) {
 		return nil, &Error{Op: "parse", Kind: KindBadURL, Err: ErrScheme}
 	}
 	d := p.ParseBytes(resp.Body, resp.URL)
+	d.Truncated = d.Truncated || resp.Truncated
 	if resp.Header != nil {
 		for _, v := range resp.Header.Values("X-Robots-Tag") {
 			robotsDirectives(v, d)

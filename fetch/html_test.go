@@ -182,6 +182,14 @@ func TestHTMLCases(t *testing.T) {
 	}
 }
 
+func TestHTMLTruncatedResponse(t *testing.T) {
+	var p HTML
+	d, err := p.Parse(&Response{URL: mustURL(t, "http://h.example/"), Body: []byte("<p>cut"), Truncated: true})
+	if err != nil || !d.Truncated {
+		t.Errorf("Parse of a truncated body: %+v, %v", d, err)
+	}
+}
+
 func TestHTMLLimits(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 100; i++ {

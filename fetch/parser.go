@@ -52,7 +52,8 @@ type Document struct {
 	// NoIndex and NoFollow are the directives of <meta name=robots> and
 	// the X-Robots-Tag header ("none" sets both).
 	NoIndex, NoFollow bool
-	// Truncated reports that a cap (links, text) was reached.
+	// Truncated reports that a cap (links, text, entries) was reached or
+	// the response body itself was truncated.
 	Truncated bool
 }
 

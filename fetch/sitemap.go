@@ -63,7 +63,7 @@ func (s *Sitemap) Parse(resp *Response) (*Document, error) {
 	if err != nil {
 		return nil, &Error{Op: "parse", Kind: KindProtocol, URL: urlString(resp.URL), Err: err}
 	}
-	d := &Document{URL: resp.URL, Base: resp.URL, Truncated: sd.Truncated, Links: make([]Link, len(sd.Entries))}
+	d := &Document{URL: resp.URL, Base: resp.URL, Truncated: sd.Truncated || resp.Truncated, Links: make([]Link, len(sd.Entries))}
 	for i, e := range sd.Entries {
 		d.Links[i] = Link{URL: e.URL, Tag: "loc"}
 		if sd.Index {
