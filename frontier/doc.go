@@ -10,7 +10,7 @@
 // URL, Done reports the fetch and makes the key eligible again after the
 // politeness gap, now + max(MinDelay, K × fetch time, Crawl-delay,
 // Retry-After) capped by MaxDelay, K = 10 by default. Optional
-// capabilities are separate interfaces: Checkpointer, Poller, Stater.
+// capabilities are separate interfaces: Checkpointer, Poller, Stater, Syncer.
 //
 //	f, _ := frontier.NewMercator(frontier.Options{Workers: 64})
 //	defer f.Close()

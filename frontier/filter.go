@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -269,9 +270,12 @@ func MaxQueryParams(n int) URLFilter {
 	})
 }
 
-// NonPageExtensions are the file extensions Extensions(nil) refuses:
-// images, media, archives, binaries, style sheets and scripts.
-var NonPageExtensions = []string{
+// NonPageExtensions returns (a fresh copy of) the file extensions
+// Extensions(nil) refuses: images, media, archives, binaries, style sheets
+// and scripts.
+func NonPageExtensions() []string { return slices.Clone(nonPageExtensions) }
+
+var nonPageExtensions = []string{
 	".7z", ".apk", ".avi", ".bin", ".bmp", ".bz2", ".css", ".dmg", ".doc", ".docx",
 	".eot", ".exe", ".flac", ".flv", ".gif", ".gz", ".ico", ".iso", ".jar", ".jpeg",
 	".jpg", ".js", ".m4a", ".m4v", ".mkv", ".mov", ".mp3", ".mp4", ".mpeg", ".mpg",
@@ -281,10 +285,10 @@ var NonPageExtensions = []string{
 }
 
 // Extensions refuses URLs whose last path segment ends with one of exts
-// (case insensitive, with the dot); nil means NonPageExtensions.
+// (case insensitive, with the dot); nil means NonPageExtensions().
 func Extensions(exts []string) URLFilter {
 	if exts == nil {
-		exts = NonPageExtensions
+		exts = nonPageExtensions
 	}
 	set := make(map[string]bool, len(exts))
 	for _, e := range exts {
