@@ -17,7 +17,8 @@ type Options struct {
 	WindowSize int
 	// MaxRefCount bounds the length of reference chains, which bounds the
 	// cost of random access. 0 means the default, 3; a negative value means
-	// unlimited (written as Unlimited).
+	// unlimited (written as Unlimited). Java's maxrefcount=0 (a reference
+	// field that is always 0) cannot be requested; use WindowSize < 0.
 	MaxRefCount int
 	// MinIntervalLength is the shortest run of consecutive successors coded
 	// as an interval. 0 means the default, 4; a negative value disables
