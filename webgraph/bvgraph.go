@@ -255,7 +255,7 @@ func (g *BVGraph) readHeader(r *bitio.Reader, x int) (header, error) {
 
 // scratch holds reusable decoding buffers.
 type scratch struct {
-	copied, extras, resid, merged, blocks []int
+	extras, resid, merged, blocks []int
 }
 
 // decodeRest decodes the record after the header, given the reference
@@ -310,29 +310,23 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 	if extra < 0 {
 		return out, g.streamErr(r, "copied %d arcs, outdegree is %d", ncopied, h.d)
 	}
-	copied := s.copied[:0]
 	if extra == 0 {
-		copied = out // only copied arcs: decode in place
-	}
-	if ncopied > 0 {
+		// Only copied arcs: decode in place.
 		k := 0
 		for i, b := range blocks {
 			if i&1 == 0 {
-				copied = append(copied, refList[k:k+b]...)
+				out = append(out, refList[k:k+b]...)
 			}
 			k += b
 		}
 		if len(blocks)&1 == 0 {
-			copied = append(copied, refList[k:]...)
+			out = append(out, refList[k:]...)
 		}
-	}
-	if extra == 0 {
 		if r.Err() != nil {
-			return out, g.streamErr(r, "")
+			return out[:0], g.streamErr(r, "")
 		}
-		return copied, nil
+		return out, nil
 	}
-	s.copied = copied
 	extras := s.extras[:0]
 	if g.minInt > 0 {
 		ic := r.ReadGamma()
@@ -405,7 +399,7 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 		return resid, nil
 	}
 	s.resid = resid
-	// Merge: intervals ∪ residuals, then ∪ copied.
+	// Merge: intervals ∪ residuals, then ∪ the copy blocks.
 	if len(extras) > 0 && len(resid) > 0 {
 		m, ok := merge(s.merged[:0], extras, resid)
 		s.merged = m
@@ -416,11 +410,56 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 	} else if len(resid) > 0 {
 		extras = resid
 	}
-	out, ok := merge(out, copied, extras)
+	out, ok := mergeBlocks(out, refList, blocks, ncopied, extras)
 	if !ok {
 		return out, g.streamErr(r, "repeated successor")
 	}
 	return out, nil
+}
+
+// mergeBlocks appends to out the union of the arcs copied from refList
+// (copy blocks at even positions of blocks, plus the tail when the count is
+// even) and the strictly increasing extras, copying runs of the reference
+// list in bulk; ok is false if an extra arc is also copied.
+func mergeBlocks(out, refList, blocks []int, ncopied int, extras []int) ([]int, bool) {
+	if ncopied == 0 {
+		return append(out, extras...), true
+	}
+	j, k := 0, 0
+	for i := 0; i <= len(blocks); i++ {
+		var seg []int
+		switch {
+		case i < len(blocks):
+			b := blocks[i]
+			if i&1 == 1 {
+				k += b
+				continue
+			}
+			seg = refList[k : k+b]
+			k += b
+		case len(blocks)&1 == 0:
+			seg = refList[k:]
+		}
+		for len(seg) > 0 {
+			if j == len(extras) || extras[j] > seg[len(seg)-1] {
+				out = append(out, seg...)
+				break
+			}
+			y := extras[j]
+			p := 0
+			for p < len(seg) && seg[p] < y {
+				p++
+			}
+			out = append(out, seg[:p]...)
+			if p < len(seg) && seg[p] == y {
+				return out, false
+			}
+			out = append(out, y)
+			j++
+			seg = seg[p:]
+		}
+	}
+	return append(out, extras[j:]...), true
 }
 
 func (g *BVGraph) readResidual(r *bitio.Reader) uint64 {
