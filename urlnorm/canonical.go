@@ -165,7 +165,18 @@ func (c *Canonicalizer) canonical(raw string) (string, error) {
 // appendAuthority appends the canonical userinfo, host and port of auth.
 func (c *Canonicalizer) appendAuthority(buf []byte, auth, lsch string, sp bool) ([]byte, error) {
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-		buf = appendNorm(buf, auth[:at])
+		// RFC 3986 §3.2.1: userinfo allows no gen-delims but ":".
+		ui := auth[:at]
+		for {
+			i := strings.IndexAny(ui, "@[]")
+			if i < 0 {
+				buf = appendNorm(buf, ui)
+				break
+			}
+			buf = appendNorm(buf, ui[:i])
+			buf = append(buf, '%', upperhex[ui[i]>>4], upperhex[ui[i]&15])
+			ui = ui[i+1:]
+		}
 		buf = append(buf, '@')
 		auth = auth[at+1:]
 	}

@@ -50,6 +50,7 @@ func TestCanonical(t *testing.T) {
 		{"http://192.168.0.1:80/x", "http://192.168.0.1/x"},
 		{"http://User:P%61ss@Example.com/", "http://User:Pass@example.com/"},
 		{"http://under_score.example/", "http://under_score.example/"},
+		{"http://a@b[c]:p%61ss@example.com/", "http://a%40b%5Bc%5D:pass@example.com/"},
 		{"mailto:Joe@Example.COM", "mailto:Joe@Example.COM"},
 		{"urn:isbn:0-395-36341-1", "urn:isbn:0-395-36341-1"},
 		{"file:///etc/../passwd", "file:///passwd"},
