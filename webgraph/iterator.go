@@ -21,6 +21,7 @@ type NodeIterator struct {
 	g       *BVGraph
 	r       bitio.Reader
 	x       int // current node, -1 before the first Next
+	slot    int // ring slot of the next node: (x+1) mod len(ring)
 	ring    [][]int
 	cur     []int
 	s       scratch
@@ -54,12 +55,19 @@ func (it *NodeIterator) Next() bool {
 		it.err = nodeErr("scan", x, err)
 		return false
 	}
-	cb := len(it.ring)
+	// slot = x mod (window+1), kept incrementally: no division per node.
+	slot := it.slot
+	if it.slot++; it.slot == len(it.ring) {
+		it.slot = 0
+	}
 	var refList []int
 	if h.ref > 0 {
-		refList = it.ring[(x-h.ref)%cb]
+		rs := slot - h.ref
+		if rs < 0 {
+			rs += len(it.ring)
+		}
+		refList = it.ring[rs]
 	}
-	slot := x % cb
 	out, err := it.g.decodeRest(&it.r, h, refList, &it.s, it.ring[slot])
 	it.ring[slot] = out
 	if err != nil {
