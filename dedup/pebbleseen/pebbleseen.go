@@ -1,11 +1,14 @@
 package pebbleseen
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -137,36 +140,16 @@ func (s *Set) remember(fp uint64) {
 	s.cache[mix(fp)&uint64(len(s.cache)-1)].Store(fp)
 }
 
-// present looks fp up in r (the DB or an indexed batch).
-func present(get func([]byte) ([]byte, func() error, error), key []byte) (bool, error) {
-	_, closeFn, err := get(key)
+// has reports whether key is in the database.
+func (s *Set) has(key []byte) (bool, error) {
+	_, closer, err := s.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	return true, closeFn()
-}
-
-func dbGet(db *pebble.DB) func([]byte) ([]byte, func() error, error) {
-	return func(k []byte) ([]byte, func() error, error) {
-		v, c, err := db.Get(k)
-		if err != nil {
-			return nil, nil, err
-		}
-		return v, c.Close, nil
-	}
-}
-
-func batchGet(b *pebble.Batch) func([]byte) ([]byte, func() error, error) {
-	return func(k []byte) ([]byte, func() error, error) {
-		v, c, err := b.Get(k)
-		if err != nil {
-			return nil, nil, err
-		}
-		return v, c.Close, nil
-	}
+	return true, closer.Close()
 }
 
 func (s *Set) enter(op string) error {
@@ -195,7 +178,7 @@ func (s *Set) TestAndAdd(ctx context.Context, fp uint64) (bool, error) {
 	mu := &s.locks[s.stripe(fp)]
 	mu.Lock()
 	defer mu.Unlock()
-	seen, err := present(dbGet(s.db), key[:])
+	seen, err := s.has(key[:])
 	if err == nil && !seen {
 		err = s.db.Set(key[:], nil, s.writeOpts)
 	}
@@ -206,9 +189,10 @@ func (s *Set) TestAndAdd(ctx context.Context, fp uint64) (bool, error) {
 	return seen, nil
 }
 
-// TestAndAddBatch implements dedup.URLSeen. The new fingerprints of a
-// batch are committed together; the stripes the batch touches are locked
-// (in order) for its duration.
+// TestAndAddBatch implements dedup.URLSeen. The batch is looked up in key
+// order (neighbouring keys share Pebble blocks) and its new fingerprints
+// are committed together; the stripes it touches are locked (in order)
+// for its duration.
 func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]bool, error) {
 	if err := ctx.Err(); err != nil {
 		return dst, &dedup.Error{Op: "TestAndAddBatch", Err: err}
@@ -232,25 +216,49 @@ func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]
 			s.locks[bits.TrailingZeros64(m)].Unlock()
 		}
 	}()
-	b := s.db.NewIndexedBatch()
-	defer b.Close()
-	get := batchGet(b)
 	n := len(dst)
+	dst = slices.Grow(dst, len(fps))[:n+len(fps)]
+	out := dst[n:]
+	order := make([]int32, len(fps))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	// Stable, so that a repeated fingerprint is new only at its first
+	// occurrence.
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(fps[a], fps[b]) })
+	b := s.db.NewBatch()
+	defer b.Close()
+	// One iterator for the whole batch: prefix seeks consult the bloom
+	// filters like Get, without building an iterator per key. Its
+	// snapshot cannot miss a concurrent addition of these fingerprints:
+	// their stripes are locked.
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Err: err}
+	}
+	defer it.Close()
 	var key [8]byte
-	for _, fp := range fps {
-		if s.cached(fp) {
-			dst = append(dst, true)
+	for k, i := range order {
+		fp := fps[i]
+		switch {
+		case k > 0 && fps[order[k-1]] == fp:
+			out[i] = true
+			continue
+		case s.cached(fp):
+			out[i] = true
 			continue
 		}
 		binary.BigEndian.PutUint64(key[:], fp)
-		seen, err := present(get, key[:])
-		if err == nil && !seen {
-			err = b.Set(key[:], nil, nil)
-		}
-		if err != nil {
+		seen := it.SeekPrefixGE(key[:]) && bytes.Equal(it.Key(), key[:])
+		if err := it.Error(); err != nil {
 			return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Subject: fmt.Sprintf("%016x", fp), Err: err}
 		}
-		dst = append(dst, seen)
+		if !seen {
+			if err := b.Set(key[:], nil, nil); err != nil {
+				return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Subject: fmt.Sprintf("%016x", fp), Err: err}
+			}
+		}
+		out[i] = seen
 	}
 	if !b.Empty() {
 		if err := b.Commit(s.writeOpts); err != nil {
