@@ -1,0 +1,409 @@
+package warc_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/index"
+	"github.com/crawlkit/crawlkit/warc"
+	"go.uber.org/goleak"
+)
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+// writeArchive writes exchanges (target → raw HTTP response) with a
+// Writer and returns the files.
+func writeArchive(t testing.TB, opts warc.WriterOptions, pages [][2]string, meta map[string]string) []string {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	w, err := warc.NewWriter(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for i, p := range pages {
+		req := []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if _, _, err := w.WriteExchange(p[0], "127.0.0.1", when.Add(time.Duration(i)*time.Second), req, []byte(p[1]), meta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Files()
+}
+
+func TestReplayResponses(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("<title>zipped</title>"))
+	zw.Close()
+	pages := [][2]string{
+		{"http://a.test/", "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nETag: \"v1\"\r\nLast-Modified: Sun, 22 Nov 2026 10:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello"},
+		{"http://a.test/moved", "HTTP/1.1 301 Moved Permanently\r\nLocation: ../new?x=1\r\nContent-Length: 0\r\n\r\n"},
+		{"http://a.test/chunked", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"},
+		{"http://a.test/gz", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: " + fmt.Sprint(gz.Len()) + "\r\n\r\n" + gz.String()},
+		{"http://a.test/latin1", "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=iso-8859-1\r\n\r\ncaf\xe9"},
+		{"http://a.test/gone", "HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\n\r\nno"},
+		{"http://a.test/png", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\xe9"},
+		{"http://a.test/robots.txt", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nUser-agent: *\nDisallow: /x\n"},
+		{"http://a.test/", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nETag: \"v2\"\r\n\r\nnewer"},
+		{"http://a.test/broken", "this is not HTTP"},
+	}
+	for _, gzipped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("gzip=%v", gzipped), func(t *testing.T) {
+			files := writeArchive(t, warc.WriterOptions{Uncompressed: !gzipped}, pages, nil)
+			r, err := warc.OpenReplay(files, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			tests := []struct {
+				url, body, ct, charset, loc, etag string
+				status                            int
+				notArchived                       bool
+				protocol                          bool
+			}{
+				{url: "http://a.test/", status: 200, body: "newer", ct: "text/html", charset: "utf-8", etag: `"v2"`},
+				{url: "HTTP://A.TEST:80/", status: 200, body: "newer", ct: "text/html", charset: "utf-8", etag: `"v2"`},
+				{url: "http://a.test/moved", status: 301, loc: "http://a.test/new?x=1"},
+				{url: "http://a.test/chunked", status: 200, body: "hello world", ct: "text/plain", charset: "utf-8"},
+				{url: "http://a.test/gz", status: 200, body: "<title>zipped</title>", ct: "text/html", charset: "utf-8"},
+				{url: "http://a.test/latin1", status: 200, body: "café", ct: "text/html", charset: "windows-1252"},
+				{url: "http://a.test/gone", status: 404, body: "no", ct: "text/html", charset: "utf-8"},
+				{url: "http://a.test/png", status: 200, body: "\x89PNG\xe9", ct: "image/png"},
+				{url: "http://a.test/robots.txt", status: 200, body: "User-agent: *\nDisallow: /x\n", ct: "text/plain", charset: "utf-8"},
+				{url: "http://b.test/robots.txt", status: 404},
+				{url: "http://a.test/nope", notArchived: true},
+				{url: "http://b.test/robots.txt?x", notArchived: true},
+				{url: "http://a.test/broken", protocol: true},
+			}
+			for _, tt := range tests {
+				resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL(tt.url)})
+				var fe *fetch.Error
+				switch {
+				case tt.notArchived:
+					if !errors.Is(err, warc.ErrNotArchived) || !errors.As(err, &fe) || fe.URL != tt.url {
+						t.Errorf("%s: err %v, want *fetch.Error wrapping ErrNotArchived", tt.url, err)
+					}
+					continue
+				case tt.protocol:
+					if !errors.As(err, &fe) || fe.Kind != fetch.KindProtocol || !errors.Is(err, warc.ErrFormat) {
+						t.Errorf("%s: err %v, want a KindProtocol *fetch.Error wrapping ErrFormat", tt.url, err)
+					}
+					continue
+				case err != nil:
+					t.Errorf("%s: %v", tt.url, err)
+					continue
+				}
+				loc := ""
+				if resp.Location != nil {
+					loc = resp.Location.String()
+				}
+				if resp.Status != tt.status || string(resp.Body) != tt.body || resp.ContentType != tt.ct ||
+					resp.Charset != tt.charset || loc != tt.loc || resp.ETag != tt.etag || resp.URL.String() != mustURL(tt.url).String() {
+					t.Errorf("%s: got status %d body %q ct %q charset %q loc %q etag %q url %s", tt.url,
+						resp.Status, resp.Body, resp.ContentType, resp.Charset, loc, resp.ETag, resp.URL)
+				}
+				if resp.Timings.Start.IsZero() || resp.Timings.Total <= 0 {
+					t.Errorf("%s: timings %+v: the crawler's politeness needs a start and a duration", tt.url, resp.Timings)
+				}
+			}
+			// Conditional fetch of the newest version.
+			resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL("http://a.test/"), ETag: `"v2"`})
+			if err != nil || !resp.NotModified() || len(resp.Body) != 0 {
+				t.Errorf("conditional fetch: %v %+v", err, resp)
+			}
+			if got := r.Len(); got != 9 {
+				t.Errorf("Len = %d, want 9", got)
+			}
+			if _, _, ok := r.Locate("http://a.test/gz"); !ok {
+				t.Error("Locate misses an archived URL")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := r.Fetch(ctx, &fetch.Request{URL: mustURL("http://a.test/")}); !errors.As(err, new(*fetch.Error)) || !errors.Is(err, context.Canceled) {
+				t.Errorf("canceled fetch: %v", err)
+			}
+		})
+	}
+}
+
+// TestReplayCharsetFromMetadata: crawlkit's sink stores text converted to
+// UTF-8 and the original charset in the metadata record; Replay reports
+// the original, as fetch.HTTP did.
+func TestReplayCharsetFromMetadata(t *testing.T) {
+	files := writeArchive(t, warc.WriterOptions{}, [][2]string{
+		{"http://a.test/", "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\ncafé"},
+	}, map[string]string{"charset": "windows-1252"})
+	r, err := warc.OpenReplay(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL("http://a.test/")})
+	if err != nil || resp.Charset != "windows-1252" || string(resp.Body) != "café" || resp.Addr != netip.MustParseAddrPort("127.0.0.1:80") {
+		t.Fatalf("%v %+v", err, resp)
+	}
+}
+
+// TestReplaySingleMember reads a file compressed as one gzip member, where
+// records cannot be reached by seeking.
+func TestReplaySingleMember(t *testing.T) {
+	files := writeArchive(t, warc.WriterOptions{Uncompressed: true}, [][2]string{
+		{"http://a.test/1", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\none"},
+		{"http://a.test/2", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\ntwo"},
+	}, nil)
+	plain, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(plain)
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "one.warc.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := warc.OpenReplay([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, n := range []string{"one", "two"} {
+		u := "http://a.test/1"
+		if n == "two" {
+			u = "http://a.test/2"
+		}
+		resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL(u)})
+		if err != nil || string(resp.Body) != n {
+			t.Fatalf("%s: %v %+v", u, err, resp)
+		}
+	}
+}
+
+func TestOpenReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.warc")
+	os.WriteFile(bad, []byte("WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 99999\r\n\r\nshort"), 0o644)
+	tests := []struct {
+		name  string
+		paths []string
+		want  error
+	}{
+		{"missing file", []string{filepath.Join(dir, "none.warc")}, os.ErrNotExist},
+		{"truncated record", []string{bad}, warc.ErrFormat},
+	}
+	for _, tt := range tests {
+		_, err := warc.OpenReplay(tt.paths, nil)
+		var we *warc.Error
+		if !errors.Is(err, tt.want) || !errors.As(err, &we) {
+			t.Errorf("%s: %v, want a *warc.Error wrapping %v", tt.name, err, tt.want)
+		}
+	}
+	if _, err := warc.OpenReplayDir(filepath.Join(dir, "nodir"), nil); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("OpenReplayDir of a missing directory: %v", err)
+	}
+}
+
+// crawlOutput is what a crawl leaves: its link log lines and its index.
+type crawlOutput struct {
+	links map[string]bool
+	shard *index.Shard
+	pages []string
+	stats crawlkit.Stats
+}
+
+func crawl(t *testing.T, web *fetchtest.Web, f fetch.Fetcher, sinks ...crawlkit.Sink) crawlOutput {
+	t.Helper()
+	var log bytes.Buffer
+	out := crawlOutput{links: map[string]bool{}, shard: index.NewShard(index.ShardOptions{})}
+	var traps []string
+	for _, p := range web.Traps() {
+		traps = append(traps, mustURL(p).Hostname())
+	}
+	pages := make(chan string, 10000)
+	cfg := crawlkit.Config{
+		Seeds:   web.Seeds(),
+		Fetcher: f,
+		Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}),
+		AllowPrivate: true,
+		Workers:      8,
+		DelayFactor:  -1,
+		MaxDuration:  30 * time.Second,
+		// Spider traps are endless: which of their pages a crawl reaches
+		// depends on timing, so they are left out of the comparison.
+		Filters: append(frontier.DefaultFilters(), frontier.Domains(nil, traps)),
+		Sinks:   append([]crawlkit.Sink{crawlkit.NewLinkLog(&log), crawlkit.IndexSink{Shard: out.shard}}, sinks...),
+		OnPage:  func(p *crawlkit.Page) { pages <- p.URL },
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	c, err := crawlkit.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.stats, err = c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(pages)
+	for p := range pages {
+		out.pages = append(out.pages, p)
+	}
+	sort.Strings(out.pages)
+	for line := range strings.SplitSeq(log.String(), "\n") {
+		if line != "" {
+			out.links[line] = true
+		}
+	}
+	return out
+}
+
+// TestReplayReproducesCrawl crawls a simulated web with the real crawler
+// writing WARC files, a link log and an index, then crawls again with a
+// Replay over the archive instead of the network, and compares.
+func TestReplayReproducesCrawl(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 3, Hosts: 12, MeanPages: 12, ChangePeriods: []time.Duration{0}, CrawlDelay: 10 * time.Millisecond})
+	defer web.Close()
+	dir := t.TempDir()
+	sink, err := crawlkit.NewWARCSink(warc.WriterOptions{Dir: dir, MaxFileSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := crawl(t, web, nil, sink)
+	if len(sink.Files()) < 2 {
+		t.Fatalf("want the archive rotated over several files, got %d", len(sink.Files()))
+	}
+
+	r, err := warc.OpenReplayDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Len() != len(live.pages) {
+		t.Fatalf("archive holds %d URLs, the crawl fetched %d pages", r.Len(), len(live.pages))
+	}
+	requests := len(web.Log())
+	replayed := crawl(t, web, r)
+	if n := len(web.Log()); n != requests {
+		t.Fatalf("the replayed crawl made %d requests to the web", n-requests)
+	}
+
+	t.Logf("live crawl: %d pages, %d links, %d files; replay: %v", len(live.pages), len(live.links), len(sink.Files()), replayed.stats)
+	if len(live.pages) < 100 {
+		t.Fatalf("live crawl fetched only %d pages", len(live.pages))
+	}
+	if !slices.Equal(live.pages, replayed.pages) {
+		t.Errorf("pages differ: live %d, replay %d", len(live.pages), len(replayed.pages))
+	}
+	if len(live.links) != len(replayed.links) {
+		t.Errorf("link log: live %d lines, replay %d", len(live.links), len(replayed.links))
+	}
+	for l := range live.links {
+		if !replayed.links[l] {
+			t.Errorf("link %q missing from the replayed graph", l)
+			break
+		}
+	}
+	// URLs the archive lacks (what robots.txt forbade, duplicates, error
+	// pages, redirects) fail clearly, and are counted, not dropped.
+	if replayed.stats.Errors[fetch.KindOther.String()] == 0 {
+		t.Errorf("want not-archived fetch errors counted: %v", replayed.stats.Errors)
+	}
+
+	if live.shard.Len() != replayed.shard.Len() {
+		t.Errorf("index: live %d documents, replay %d", live.shard.Len(), replayed.shard.Len())
+	}
+	for _, p := range live.pages {
+		if live.shard.Has(p) != replayed.shard.Has(p) {
+			t.Errorf("index disagrees on %s", p)
+		}
+	}
+	for _, q := range []string{"river", "mountain garden", "song of the sea", "electric engine"} {
+		var hits [2][]string
+		for i, s := range []*index.Shard{live.shard, replayed.shard} {
+			res, err := s.Search(context.Background(), index.ParseQuery(s.Analyzer(), q, index.Or, 10), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range res.Hits {
+				hits[i] = append(hits[i], fmt.Sprintf("%s %.4f", h.URL, h.Score))
+			}
+		}
+		if len(hits[0]) == 0 || !slices.Equal(hits[0], hits[1]) {
+			t.Errorf("query %q: live %v, replay %v", q, hits[0], hits[1])
+		}
+	}
+}
+
+// ExampleReplay wraps a Replay in a fetch.FetcherFunc that counts what
+// the archive could not answer: a Fetcher wrapper, the pattern for
+// logging, metrics or fallbacks to the network.
+func ExampleReplay() {
+	dir, _ := os.MkdirTemp("", "replay")
+	defer os.RemoveAll(dir)
+	w, _ := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	w.WriteExchange("http://example.test/", "", time.Now(), nil,
+		[]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>Archived</title>"), nil)
+	w.Close()
+
+	r, err := warc.OpenReplayDir(dir, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	missing := 0
+	f := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+		resp, err := r.Fetch(ctx, req)
+		if errors.Is(err, warc.ErrNotArchived) {
+			missing++
+		}
+		return resp, err
+	})
+	for _, u := range []string{"http://example.test/", "http://example.test/robots.txt", "http://example.test/other"} {
+		resp, err := f.Fetch(context.Background(), &fetch.Request{URL: mustURL(u)})
+		if err != nil {
+			fmt.Println(u, "error:", err)
+			continue
+		}
+		fmt.Printf("%s %d %q %q\n", u, resp.Status, resp.ContentType, resp.Body)
+	}
+	fmt.Println("not archived:", missing)
+	// Output:
+	// http://example.test/ 200 "text/html" "<title>Archived</title>"
+	// http://example.test/robots.txt 404 "" ""
+	// http://example.test/other error: fetch: replay http://example.test/other: other: warc: URL not in the archive
+	// not archived: 1
+}
