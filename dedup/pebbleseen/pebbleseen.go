@@ -271,6 +271,19 @@ func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]
 	return dst, nil
 }
 
+// MemoryBytes returns the memory the set holds now in its fingerprint
+// cache, Pebble's block cache and Pebble's memtables (including those
+// waiting to be flushed): the part that must stay bounded however many
+// URLs the set holds.
+func (s *Set) MemoryBytes() int64 {
+	if err := s.enter("MemoryBytes"); err != nil {
+		return 0
+	}
+	defer s.closeMu.RUnlock()
+	m := s.db.Metrics()
+	return int64(8*len(s.cache)) + m.BlockCache.Size + int64(m.MemTable.Size)
+}
+
 // Flush writes the memtable to disk. Close also does what is needed for
 // durability; Flush is for callers that want the WAL short.
 func (s *Set) Flush() error {

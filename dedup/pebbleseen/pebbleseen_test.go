@@ -107,6 +107,37 @@ func TestRestart(t *testing.T) {
 	}
 }
 
+// TestBoundedMemory adds many more fingerprints than the configured
+// memory could hold and checks that the set's memory stays within the
+// cache, the block cache and a few memtables.
+func TestBoundedMemory(t *testing.T) {
+	ctx := context.Background()
+	n := 100000
+	if raceEnabled {
+		n = 15000
+	}
+	opts := &pebbleseen.Options{CacheEntries: 1 << 12, BlockCacheBytes: 256 << 10, MemTableBytes: 64 << 10}
+	s := open(t, t.TempDir(), opts)
+	defer s.Close()
+	r := rand.New(rand.NewPCG(5, 5))
+	fps := make([]uint64, 1000)
+	var peak int64
+	for done := 0; done < n; done += len(fps) {
+		for i := range fps {
+			fps[i] = r.Uint64()
+		}
+		if _, err := s.TestAndAddBatch(ctx, nil, fps); err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, s.MemoryBytes())
+	}
+	bound := int64(8<<12 + 256<<10 + 4*64<<10)
+	t.Logf("%d fingerprints (%d bytes raw); peak memory %d bytes (bound %d)", n, 8*n, peak, bound)
+	if peak > bound {
+		t.Fatalf("peak memory %d > %d", peak, bound)
+	}
+}
+
 func TestOpenError(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir, nil)
