@@ -64,9 +64,33 @@ const (
 	tagHidden
 )
 
-// tagInfo is a known element: its interned name and flags.
+// Elements the parser acts on, by id; other known elements only have flags.
+const (
+	tagOther uint8 = iota
+	tagA
+	tagArea
+	tagLink
+	tagIframe
+	tagFrame
+	tagImg
+	tagMeta
+	tagBase
+	tagHTML
+	tagHead
+	tagBody
+	tagTitle
+	tagScript
+	tagStyle
+	tagTemplate
+	tagNoscript
+	tagNoembed
+	tagNoframes
+	tagXmp
+)
+
+// tagInfo is a known element: its id and flags.
 type tagInfo struct {
-	name  string
+	id    uint8
 	flags uint8
 }
 
@@ -76,149 +100,149 @@ type tagInfo struct {
 func lookupTag(b []byte) tagInfo {
 	switch string(b) {
 	case "a":
-		return tagInfo{"a", 0}
+		return tagInfo{tagA, 0}
 	case "link":
-		return tagInfo{"link", 0}
+		return tagInfo{tagLink, 0}
 	case "meta":
-		return tagInfo{"meta", 0}
+		return tagInfo{tagMeta, 0}
 	case "base":
-		return tagInfo{"base", 0}
+		return tagInfo{tagBase, 0}
 	case "html":
-		return tagInfo{"html", 0}
+		return tagInfo{tagHTML, 0}
 	case "script":
-		return tagInfo{"script", tagHidden}
+		return tagInfo{tagScript, tagHidden}
 	case "style":
-		return tagInfo{"style", tagHidden}
+		return tagInfo{tagStyle, tagHidden}
 	case "template":
-		return tagInfo{"template", tagHidden}
+		return tagInfo{tagTemplate, tagHidden}
 	case "noscript":
-		return tagInfo{"noscript", tagHidden}
+		return tagInfo{tagNoscript, tagHidden}
 	case "noembed":
-		return tagInfo{"noembed", tagHidden}
+		return tagInfo{tagNoembed, tagHidden}
 	case "noframes":
-		return tagInfo{"noframes", tagHidden}
+		return tagInfo{tagNoframes, tagHidden}
 	case "iframe":
-		return tagInfo{"iframe", tagHidden}
+		return tagInfo{tagIframe, tagHidden}
 	case "xmp":
-		return tagInfo{"xmp", tagHidden}
+		return tagInfo{tagXmp, tagHidden}
 	case "head":
-		return tagInfo{"head", tagHidden}
+		return tagInfo{tagHead, tagHidden}
 	case "p":
-		return tagInfo{"p", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "div":
-		return tagInfo{"div", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "br":
-		return tagInfo{"br", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "li":
-		return tagInfo{"li", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "ul":
-		return tagInfo{"ul", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "ol":
-		return tagInfo{"ol", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "dl":
-		return tagInfo{"dl", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "dt":
-		return tagInfo{"dt", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "dd":
-		return tagInfo{"dd", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "tr":
-		return tagInfo{"tr", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "td":
-		return tagInfo{"td", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "th":
-		return tagInfo{"th", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "table":
-		return tagInfo{"table", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "thead":
-		return tagInfo{"thead", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "tbody":
-		return tagInfo{"tbody", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "tfoot":
-		return tagInfo{"tfoot", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "h1":
-		return tagInfo{"h1", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "h2":
-		return tagInfo{"h2", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "h3":
-		return tagInfo{"h3", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "h4":
-		return tagInfo{"h4", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "h5":
-		return tagInfo{"h5", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "h6":
-		return tagInfo{"h6", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "hr":
-		return tagInfo{"hr", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "section":
-		return tagInfo{"section", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "article":
-		return tagInfo{"article", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "header":
-		return tagInfo{"header", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "footer":
-		return tagInfo{"footer", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "nav":
-		return tagInfo{"nav", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "aside":
-		return tagInfo{"aside", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "main":
-		return tagInfo{"main", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "blockquote":
-		return tagInfo{"blockquote", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "pre":
-		return tagInfo{"pre", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "form":
-		return tagInfo{"form", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "fieldset":
-		return tagInfo{"fieldset", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "legend":
-		return tagInfo{"legend", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "figure":
-		return tagInfo{"figure", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "figcaption":
-		return tagInfo{"figcaption", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "address":
-		return tagInfo{"address", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "option":
-		return tagInfo{"option", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "select":
-		return tagInfo{"select", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "textarea":
-		return tagInfo{"textarea", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "button":
-		return tagInfo{"button", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "label":
-		return tagInfo{"label", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "caption":
-		return tagInfo{"caption", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "body":
-		return tagInfo{"body", tagBlock}
+		return tagInfo{tagBody, tagBlock}
 	case "title":
-		return tagInfo{"title", tagBlock}
+		return tagInfo{tagTitle, tagBlock}
 	case "img":
-		return tagInfo{"img", tagBlock}
+		return tagInfo{tagImg, tagBlock}
 	case "input":
-		return tagInfo{"input", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "center":
-		return tagInfo{"center", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "details":
-		return tagInfo{"details", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "summary":
-		return tagInfo{"summary", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "dialog":
-		return tagInfo{"dialog", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "frameset":
-		return tagInfo{"frameset", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "frame":
-		return tagInfo{"frame", tagBlock}
+		return tagInfo{tagFrame, tagBlock}
 	case "area":
-		return tagInfo{"area", tagBlock}
+		return tagInfo{tagArea, tagBlock}
 	case "map":
-		return tagInfo{"map", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "video":
-		return tagInfo{"video", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	case "audio":
-		return tagInfo{"audio", tagBlock}
+		return tagInfo{tagOther, tagBlock}
 	}
 	return tagInfo{}
 }
@@ -262,7 +286,7 @@ type htmlState struct {
 	inAnchor  bool
 	inTitle   bool
 	titleDone bool
-	hidden    []string // stack of open invisible elements
+	hidden    []uint8 // stack of open invisible elements, by tag id
 	links     []pendingLink
 	base      string
 	hasBase   bool
@@ -334,9 +358,9 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 
 func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 	var nb [12]byte
-	name, flags, rest := tagName(raw, nb[:0])
-	switch name {
-	case "a":
+	id, flags, rest := tagName(raw, nb[:0])
+	switch id {
+	case tagA:
 		s.closeAnchor()
 		href, ok := attr(rest, "href")
 		if !ok {
@@ -345,13 +369,13 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 		rel, _ := attr(rest, "rel")
 		s.inAnchor = s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), tag: "a"})
 		s.anchor = s.anchor[:0]
-	case "area":
+	case tagArea:
 		if href, ok := attr(rest, "href"); ok {
 			rel, _ := attr(rest, "rel")
 			alt, _ := attr(rest, "alt")
 			s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), text: collapse(alt), tag: "area"})
 		}
-	case "link":
+	case tagLink:
 		rel, _ := attr(rest, "rel")
 		rel = strings.ToLower(rel)
 		if hasToken(rel, "canonical") || hasToken(rel, "alternate") {
@@ -359,29 +383,33 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 				s.addLink(pendingLink{href: href, rel: rel, tag: "link"})
 			}
 		}
-	case "iframe", "frame":
+	case tagIframe, tagFrame:
 		if src, ok := attr(rest, "src"); ok {
 			title, _ := attr(rest, "title")
-			s.addLink(pendingLink{href: src, text: collapse(title), tag: name})
+			tag := "iframe"
+			if id == tagFrame {
+				tag = "frame"
+			}
+			s.addLink(pendingLink{href: src, text: collapse(title), tag: tag})
 		}
-	case "img":
+	case tagImg:
 		if s.inAnchor {
 			if alt, ok := attr(rest, "alt"); ok {
 				s.anchor = appendCollapsed(s.anchor, []byte(alt), 1<<12)
 				s.anchor = append(s.anchor, ' ')
 			}
 		}
-	case "meta":
+	case tagMeta:
 		s.meta(rest)
-	case "base":
+	case tagBase:
 		if href, ok := attr(rest, "href"); ok && !s.hasBase {
 			s.base, s.hasBase = href, true
 		}
-	case "html":
+	case tagHTML:
 		if lang, ok := attr(rest, "lang"); ok && s.lang == "" {
 			s.lang = strings.TrimSpace(lang)
 		}
-	case "title":
+	case tagTitle:
 		if !selfClosing {
 			s.inTitle = true // a title is never visible text, but only the first is the title
 		}
@@ -393,13 +421,13 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 		return
 	}
 	if flags&tagHidden != 0 {
-		if name != "head" || len(s.hidden) == 0 {
-			s.hidden = append(s.hidden, name)
+		if id != tagHead || len(s.hidden) == 0 {
+			s.hidden = append(s.hidden, id)
 		}
 		if len(s.hidden) > 64 {
 			s.hidden = s.hidden[1:]
 		}
-	} else if name == "body" && len(s.hidden) > 0 && s.hidden[0] == "head" {
+	} else if id == tagBody && len(s.hidden) > 0 && s.hidden[0] == tagHead {
 		s.hidden = s.hidden[:0] // <body> ends an unclosed <head>
 	}
 	if flags&tagBlock != 0 {
@@ -409,19 +437,19 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 
 func (s *htmlState) endTag(raw []byte) {
 	var nb [12]byte
-	name, flags, _ := tagName(raw, nb[:0])
-	switch name {
-	case "a":
+	id, flags, _ := tagName(raw, nb[:0])
+	switch id {
+	case tagA:
 		s.closeAnchor()
-	case "title":
+	case tagTitle:
 		if s.inTitle {
 			s.inTitle, s.titleDone = false, s.titleDone || len(s.title) > 0
 		}
 	}
 	// Close the innermost matching invisible element, and any opened after
 	// it (unclosed tags inside it).
-	for i := len(s.hidden) - 1; i >= 0; i-- {
-		if s.hidden[i] == name {
+	for i := len(s.hidden) - 1; i >= 0 && id != tagOther; i-- {
+		if s.hidden[i] == id {
 			s.hidden = s.hidden[:i]
 			break
 		}
@@ -751,11 +779,11 @@ func collapse(s string) string {
 	return string(bytes.TrimSpace(appendCollapsed(nil, []byte(s), len(s)+1)))
 }
 
-// tagName returns the interned lowercase name and the flags of the tag
-// whose raw bytes are raw ("<A HREF=x>" → "a"), using buf as scratch, and
-// the bytes after the name. Elements the parser does not know are returned
-// as "".
-func tagName(raw []byte, buf []byte) (string, uint8, []byte) {
+// tagName returns the id and the flags of the tag whose raw bytes are raw
+// ("<A HREF=x>" → tagA), using buf as scratch for the lowercase name, and
+// the bytes after the name. Elements the parser does not act on have id
+// tagOther.
+func tagName(raw []byte, buf []byte) (id, flags uint8, rest []byte) {
 	i := 1
 	if i < len(raw) && raw[i] == '/' {
 		i++
@@ -765,7 +793,7 @@ func tagName(raw []byte, buf []byte) (string, uint8, []byte) {
 		j++
 	}
 	if j-i > cap(buf) {
-		return "", 0, raw[j:]
+		return tagOther, 0, raw[j:]
 	}
 	for _, c := range raw[i:j] {
 		if 'A' <= c && c <= 'Z' {
@@ -774,7 +802,7 @@ func tagName(raw []byte, buf []byte) (string, uint8, []byte) {
 		buf = append(buf, c)
 	}
 	t := lookupTag(buf)
-	return t.name, t.flags, raw[j:]
+	return t.id, t.flags, raw[j:]
 }
 
 // attr returns the value of the first attribute named key (lowercase) in
