@@ -122,7 +122,7 @@ func lookupTag(b []byte) tagInfo {
 	case "noframes":
 		return tagInfo{tagNoframes, tagHidden}
 	case "iframe":
-		return tagInfo{tagIframe, tagHidden}
+		return tagInfo{tagIframe, tagHidden | tagBlock}
 	case "xmp":
 		return tagInfo{tagXmp, tagHidden}
 	case "head":
@@ -279,22 +279,23 @@ func clear0(l []pendingLink) []pendingLink {
 
 // htmlState is the per-document state of ParseBytes.
 type htmlState struct {
-	reader    bytes.Reader
-	text      []byte
-	title     []byte
-	anchor    []byte
-	inAnchor  bool
-	inTitle   bool
-	titleDone bool
-	hidden    []uint8 // stack of open invisible elements, by tag id
-	links     []pendingLink
-	base      string
-	hasBase   bool
-	lang      string
-	metaLang  string
-	doc       *Document
-	maxLinks  int
-	maxText   int
+	reader     bytes.Reader
+	text       []byte
+	title      []byte
+	anchor     []byte
+	inAnchor   bool
+	anchorLink int // index in links of the open anchor
+	inTitle    bool
+	titleDone  bool
+	hidden     []uint8 // stack of open invisible elements, by tag id
+	links      []pendingLink
+	base       string
+	hasBase    bool
+	lang       string
+	metaLang   string
+	doc        *Document
+	maxLinks   int
+	maxText    int
 }
 
 // ParseBytes parses body as an HTML page at pageURL. It never fails: broken
@@ -368,6 +369,7 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 		}
 		rel, _ := attr(rest, "rel")
 		s.inAnchor = s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), tag: "a"})
+		s.anchorLink = len(s.links) - 1 // links inside the anchor (area, iframe) come after it
 		s.anchor = s.anchor[:0]
 	case tagArea:
 		if href, ok := attr(rest, "href"); ok {
@@ -516,7 +518,7 @@ func (s *htmlState) closeAnchor() {
 		return
 	}
 	s.inAnchor = false
-	s.links[len(s.links)-1].text = string(bytes.TrimSpace(s.anchor))
+	s.links[s.anchorLink].text = string(bytes.TrimSpace(s.anchor))
 }
 
 func (s *htmlState) meta(rest []byte) {

@@ -166,6 +166,8 @@ func TestHTMLCases(t *testing.T) {
 		{name: "title only first", html: "<title>One</title><title>Two</title>x", title: "One", text: "x"},
 		{name: "style and template hidden", html: "<style>.a{}</style><template><p>t</p></template>v", text: "v"},
 		{name: "unclosed head", html: "<head><title>T</title><body><p>b", title: "T", text: "b"},
+		{name: "link inside an anchor", html: `<a href=/a>x<iframe src=/f title=F></iframe>y</a>`, text: "x y",
+			links: []wantLink{{"http://h.example/a", "x y", "", "a"}, {"http://h.example/f", "F", "", "iframe"}}},
 		{name: "nul bytes", html: "<a href=\"/x\x00y\">a\x00b</a>", text: "ab",
 			links: []wantLink{{"http://h.example/x%EF%BF%BDy", "ab", "", "a"}}},
 	}
