@@ -24,3 +24,31 @@ func TestSplitMatchesShingles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplit checks, on arbitrary bytes, that the Sketcher's two-pass
+// shingle hashing agrees with the streaming Shingles iterator and that
+// signatures of both methods are well formed.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"", "a rose is a rose is a rose", "ÉCOLE\xff straße, Ⱥ İ", strings.Repeat("x ", 40)} {
+		f.Add([]byte(s), uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, w uint8) {
+		w = w%MaxW + 1
+		s, err := NewSketcher(&Options{K: 16, W: int(w)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Clone(s.hashShingles(text))
+		want := slices.Collect(ShingleHashes(text, int(w), 0))
+		if !slices.Equal(got, want) {
+			t.Fatalf("w=%d: %d hashes, want %d", w, len(got), len(want))
+		}
+		sig := s.Sketch(text)
+		empty := len(want) == 0
+		for _, v := range sig {
+			if (v == Empty) != empty {
+				t.Fatalf("value %x for a text with %d shingles", v, len(want))
+			}
+		}
+	})
+}
