@@ -104,9 +104,10 @@ type ContentOptions struct {
 
 // Content is the default ContentSeen: an exact fingerprint table
 // (TextFingerprint) plus a near-duplicate index (shingle.NearIndex: LSH
-// candidates confirmed by estimated Jaccard ≥ Threshold). Memory: about
-// 8·K + 24·bands + 100 bytes plus the URL per recorded document (about 1.5
-// KB at K=128). Seen costs one tokenizing pass to fingerprint, one to
+// candidates confirmed by estimated Jaccard ≥ Threshold). Memory per
+// recorded document: the signature (8·K bytes), its band keys and LSH
+// entries (16 bytes per band), map entries and the URL; about 2 KB at
+// K=128. Seen costs one tokenizing pass to fingerprint, one to
 // sketch, and an LSH query, under a lock held only for the query and the
 // insert. Safe for concurrent use.
 type Content struct {
