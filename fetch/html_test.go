@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -325,4 +326,38 @@ func reportCPU(b *testing.B, bytesPerOp int64, start time.Duration) {
 	if d := cpuTime() - start; start > 0 && d > 0 {
 		b.ReportMetric(float64(bytesPerOp)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
+}
+
+// BenchmarkHTMLVsTokenizer alternates, page by page, HTML.ParseBytes and a
+// bare tokenizer loop over the same bytes, timing each with the CPU time of
+// the benchmark's own OS thread, and reports their ratio: a comparison that
+// holds on a machine shared with other work, where ns/op of two separate
+// benchmarks swings with the load. (Background GC work on other threads is
+// not counted; GC assists are.)
+func BenchmarkHTMLVsTokenizer(b *testing.B) {
+	if threadCPU() == 0 {
+		b.Skip("no per-thread CPU time on this platform")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pages, n := loadBenchPages(b)
+	base := mustURL(b, "http://docs.example/doc/page.html")
+	var p HTML
+	var parse, bare time.Duration
+	b.SetBytes(n)
+	for b.Loop() {
+		for _, page := range pages {
+			t0 := threadCPU()
+			p.ParseBytes(page, base)
+			t1 := threadCPU()
+			z := xhtml.NewTokenizer(bytes.NewReader(page))
+			for z.Next() != xhtml.ErrorToken {
+			}
+			bare += threadCPU() - t1
+			parse += t1 - t0
+		}
+	}
+	b.ReportMetric(float64(parse)/float64(bare), "x-bare")
+	b.ReportMetric(float64(n)*float64(b.N)/parse.Seconds()/1e6, "parse-MB/cpu-s")
+	b.ReportMetric(float64(n)*float64(b.N)/bare.Seconds()/1e6, "bare-MB/cpu-s")
 }
