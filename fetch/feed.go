@@ -182,11 +182,13 @@ type feedState struct {
 	// entry is the open item or entry, nil outside one.
 	entry *FeedEntry
 	// text collects the character data of the field being read.
-	text    strings.Builder
-	field   string // "title", "link", ... being collected; "" for none
-	isHTML  bool   // the field's content is escaped HTML (Atom type="html", RSS description)
-	guidURL bool   // the guid being read may serve as the link
-	linkSet bool   // the entry has its link from <link>, guid does not override
+	text  strings.Builder
+	field string // "title", "link", ... being collected; "" for none
+	// fieldSpace is the field element's namespace.
+	fieldSpace string
+	isHTML     bool // the field's content is escaped HTML (Atom type="html", RSS description)
+	guidURL    bool // the guid being read may serve as the link
+	linkSet    bool // the entry has its link from <link>, guid does not override
 }
 
 type feedElem struct {
@@ -309,7 +311,12 @@ func (st *feedState) start(t xml.StartElement, base *url.URL, maxEntries int) bo
 	depth := len(st.stack)
 	name := t.Name.Local
 	if st.field != "" {
-		return true // markup inside a field (Atom xhtml content): its text counts
+		if t.Name.Space != st.fieldSpace || !feedFields[name] {
+			return true // markup inside a field (Atom xhtml content): its text counts
+		}
+		// A field element inside a field: the field was never closed
+		// (<title>a<link>...). Close it here, as feed readers do.
+		st.finishField(base)
 	}
 	switch {
 	case (name == "item" && st.fd.Format != "atom") || (name == "entry" && st.fd.Format == "atom"):
@@ -339,21 +346,26 @@ func (st *feedState) start(t xml.StartElement, base *url.URL, maxEntries int) bo
 	if !inEntry && !inChannel {
 		return true
 	}
-	switch name {
-	case "title", "link", "guid", "id", "pubDate", "lastBuildDate", "published", "updated",
-		"date", "description", "summary", "content", "encoded":
-	default:
+	if !feedFields[name] || name == "item" || name == "entry" || name == "enclosure" {
 		return true
 	}
 	if name == "date" && t.Name.Space != nsDC && t.Name.Space != "dc" {
 		return true
 	}
-	st.field = name
+	st.field, st.fieldSpace = name, t.Name.Space
 	st.text.Reset()
 	typ := xmlAttr(t, "type")
 	st.isHTML = name == "description" || name == "encoded" || typ == "html" || typ == "text/html"
 	st.guidURL = name == "guid" && !strings.EqualFold(xmlAttr(t, "isPermaLink"), "false")
 	return true
+}
+
+// feedFields are the elements the parser reads: the entry containers and
+// the fields of entries and channels.
+var feedFields = map[string]bool{
+	"item": true, "entry": true, "enclosure": true, "title": true, "link": true, "guid": true,
+	"id": true, "pubDate": true, "lastBuildDate": true, "published": true, "updated": true,
+	"date": true, "description": true, "summary": true, "content": true, "encoded": true,
 }
 
 // atomLink reads an Atom <link href rel>.
