@@ -104,7 +104,7 @@ func (c *Crawler) assemble() error {
 		f, err := frontier.NewMercator(frontier.Options{
 			Workers:     cfg.Workers,
 			Prioritizer: cfg.Prioritizer,
-			Politeness:  frontier.Politeness{K: cfg.DelayFactor, MinDelay: cfg.MinDelay, MaxDelay: cfg.MaxDelay},
+			Politeness:  frontier.Politeness{K: frontierK(cfg.DelayFactor), MinDelay: cfg.MinDelay, MaxDelay: cfg.MaxDelay},
 		})
 		if err != nil {
 			return err
@@ -130,6 +130,15 @@ func (c *Crawler) assemble() error {
 		c.filters = frontier.DefaultFilters()
 	}
 	return nil
+}
+
+// frontierK translates the crawler's k (already defaulted; 0 means no
+// gap) into frontier.Politeness.K, where 0 means the default.
+func frontierK(k float64) float64 {
+	if k == 0 {
+		return -1
+	}
+	return k
 }
 
 func (c *Crawler) closeAll() {

@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/urlnorm"
+)
+
+// The crawl comparison runs both crawlers over the same simulated web
+// (examples/simweb's generator, served in-process on 127.0.0.1) with the
+// same politeness: one request per host at a time and the same fixed gap
+// between two requests to a host, robots.txt obeyed, the trap hosts left
+// out (colly has no per-host budget to bound them). Concurrency is equal:
+// colly runs one goroutine per host under a per-host LimitRule, so
+// crawlkit gets one worker per host.
+const (
+	crawlHosts = 200
+	crawlGap   = 20 * time.Millisecond
+)
+
+func newCrawlWeb() *fetchtest.Web {
+	return fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: crawlHosts, MeanPages: 20, MaxPages: 100,
+		Latency: time.Millisecond, ChangePeriods: []time.Duration{0}, CrawlDelay: crawlGap, RetryAfter: time.Second})
+}
+
+// trapHosts are the simulated web's spider-trap hosts.
+func trapHosts(web *fetchtest.Web) []string {
+	var hs []string
+	for _, h := range web.Hosts() {
+		if strings.HasPrefix(h, "trap-") {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+func BenchmarkCrawlCrawlkit(b *testing.B) {
+	web := newCrawlWeb()
+	defer web.Close()
+	var pages, fetches uint64
+	var elapsed time.Duration
+	for b.Loop() {
+		c, err := crawlkit.New(crawlkit.Config{
+			Seeds: web.Seeds(),
+			Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			}),
+			AllowPrivate: true,
+			Workers:      crawlHosts,
+			DelayFactor:  -1, // no adaptive gap: the fixed MinDelay, as colly's Delay
+			MinDelay:     crawlGap,
+			MaxRetries:   -1,
+			Filters:      append(frontier.DefaultFilters(), frontier.Domains(nil, trapHosts(web))),
+			Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := c.Run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages += s.Pages()
+		fetches += s.Pages() + s.Outcomes[crawlkit.HTTPError] + s.Outcomes[crawlkit.Redirected]
+		elapsed += s.Elapsed
+	}
+	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+	b.ReportMetric(float64(pages)/float64(b.N), "pages/crawl")
+	b.ReportMetric(float64(fetches)/float64(b.N), "fetches/crawl")
+}
+
+func BenchmarkCrawlColly(b *testing.B) {
+	web := newCrawlWeb()
+	defer web.Close()
+	var pages, fetches atomic.Uint64
+	var elapsed time.Duration
+	for b.Loop() {
+		c := colly.NewCollector(colly.Async(true), colly.IgnoreRobotsTxt())
+		c.IgnoreRobotsTxt = false // obey robots.txt, as crawlkit does
+		c.DisallowedDomains = trapHosts(web)
+		c.WithTransport(&http.Transport{
+			DialContext:         func(ctx context.Context, network, addr string) (net.Conn, error) { return web.DialContext(ctx, network, addr) },
+			MaxIdleConnsPerHost: 2,
+		})
+		for _, h := range web.Hosts() {
+			// colly's politeness: one rule per host, so each host has its
+			// own parallelism of 1 and its own delay.
+			if err := c.Limit(&colly.LimitRule{DomainGlob: h + ":*", Parallelism: 1, Delay: crawlGap}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c.OnHTML("a[href]", func(e *colly.HTMLElement) {
+			e.Request.Visit(e.Attr("href"))
+		})
+		var mu sync.Mutex
+		distinct := map[string]bool{}
+		c.OnResponse(func(r *colly.Response) {
+			fetches.Add(1)
+			if r.StatusCode == 200 {
+				// colly keys its visited set on the URL as written, so the
+				// same page under another spelling (host case, query order,
+				// fragment) is fetched again; count distinct pages as
+				// crawlkit does, by canonical URL.
+				if cu, err := urlnorm.Canonical(r.Request.URL.String()); err == nil {
+					mu.Lock()
+					if !distinct[cu] {
+						distinct[cu] = true
+						pages.Add(1)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+		start := time.Now()
+		for _, s := range web.Seeds() {
+			c.Visit(s)
+		}
+		c.Wait()
+		elapsed += time.Since(start)
+	}
+	b.ReportMetric(float64(pages.Load())/elapsed.Seconds(), "pages/s")
+	b.ReportMetric(float64(pages.Load())/float64(b.N), "pages/crawl")
+	b.ReportMetric(float64(fetches.Load())/float64(b.N), "fetches/crawl")
+}
+
