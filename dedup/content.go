@@ -64,7 +64,8 @@ type ContentSeen interface {
 
 // TextFingerprint returns the exact-duplicate fingerprint of a text: XXH64
 // (seed 0) of its words (shingle.Tokenizer: lowercase, punctuation
-// dropped), each followed by one space. Texts that differ only in case,
+// dropped) joined by single spaces, which is what
+// shingle.Sketcher.Normalized returns. Texts that differ only in case,
 // punctuation and spacing have the same fingerprint. Cost: one pass over
 // text; no allocation.
 func TextFingerprint(text []byte) uint64 {
@@ -72,9 +73,11 @@ func TextFingerprint(text []byte) uint64 {
 	d.Reset()
 	var t shingle.Tokenizer
 	t.Reset(text)
-	for t.Next() {
+	for first := true; t.Next(); first = false {
+		if !first {
+			d.Write(space)
+		}
 		d.Write(t.Token())
-		d.Write(space)
 	}
 	return d.Sum64()
 }
@@ -107,12 +110,13 @@ type ContentOptions struct {
 // candidates confirmed by estimated Jaccard ≥ Threshold). Memory per
 // recorded document: the signature (8·K bytes), its band keys and LSH
 // entries (16 bytes per band), map entries and the URL; about 2 KB at
-// K=128. Seen costs one tokenizing pass to fingerprint, one to
-// sketch, and an LSH query, under a lock held only for the query and the
-// insert. Safe for concurrent use.
+// K=128. Seen costs one tokenizing pass (the fingerprint is taken from
+// the sketcher's normalised text) and an LSH query, under a lock held
+// only for the query and the insert. Safe for concurrent use.
 type Content struct {
 	sketchers sync.Pool
 	near      *shingle.NearIndex
+	simhash   bool // the near index confirms by simhash
 
 	mu   sync.Mutex
 	docs map[uint64]string // fingerprint → URL first seen at
@@ -142,7 +146,7 @@ func NewContent(opts *ContentOptions) (*Content, error) {
 	if err != nil {
 		return nil, &Error{Op: "NewContent", Err: err}
 	}
-	c := &Content{near: near, docs: make(map[uint64]string)}
+	c := &Content{near: near, simhash: o.MaxHamming > 0, docs: make(map[uint64]string)}
 	skOpts := sk.Options()
 	c.sketchers.New = func() any {
 		s, _ := shingle.NewSketcher(&skOpts) // validated above
@@ -157,9 +161,15 @@ func (c *Content) Seen(ctx context.Context, doc Doc) (Match, error) {
 	if err := ctx.Err(); err != nil {
 		return Match{}, &Error{Op: "Seen", Subject: doc.URL, Err: err}
 	}
-	fp := TextFingerprint(doc.Text)
 	sk := c.sketchers.Get().(*shingle.Sketcher)
-	sig, sh := sk.AppendSketchSimhash(nil, doc.Text)
+	var sig shingle.Signature
+	var sh uint64
+	if c.simhash {
+		sig, sh = sk.AppendSketchSimhash(nil, doc.Text)
+	} else {
+		sig = sk.Sketch(doc.Text)
+	}
+	fp := xxhash.Sum64(sk.Normalized()) // = TextFingerprint(doc.Text)
 	c.sketchers.Put(sk)
 
 	c.mu.Lock()

@@ -40,19 +40,46 @@ func (s *Sketcher) AppendSketchSimhash(dst Signature, text []byte) (Signature, u
 	return dst, acc.sum()
 }
 
+// simAcc counts, for each of the 64 bit positions, how many added hashes
+// have that bit set. Counting is bit-sliced: lanes[k] holds eight 8-bit
+// counters for the bits of byte k, bumped with one table lookup and one
+// addition per byte, and flushed to cnt before they can overflow.
 type simAcc struct {
-	n   int32
-	cnt [64]int32
+	n     int32
+	lanes [8]uint64
+	cnt   [64]int32
 }
 
+// spread[b] has byte i equal to bit i of b.
+var spread = func() (t [256]uint64) {
+	for b := range t {
+		for i := range 8 {
+			t[b] |= uint64(b>>i&1) << (8 * i)
+		}
+	}
+	return t
+}()
+
 func (a *simAcc) add(h uint64) {
-	a.n++
-	for b := range a.cnt {
-		a.cnt[b] += int32(h >> b & 1)
+	for k := range a.lanes {
+		a.lanes[k] += spread[byte(h>>(8*k))]
+	}
+	if a.n++; a.n%255 == 0 {
+		a.flush()
 	}
 }
 
+func (a *simAcc) flush() {
+	for k, l := range a.lanes {
+		for i := range 8 {
+			a.cnt[8*k+i] += int32(l >> (8 * i) & 0xff)
+		}
+	}
+	a.lanes = [8]uint64{}
+}
+
 func (a *simAcc) sum() uint64 {
+	a.flush()
 	var fp uint64
 	for b, c := range a.cnt {
 		if 2*c > a.n {

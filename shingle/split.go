@@ -46,3 +46,10 @@ func (s *Sketcher) hashShingles(text []byte) []uint64 {
 	s.hashes = hs
 	return hs
 }
+
+// Normalized returns the text last sketched (by Sketch, AppendSketch,
+// Simhash or AppendSketchSimhash) as the Tokenizer sees it: its words,
+// lowercased, joined by single spaces, the bytes shingles are cut from.
+// Callers use it to fingerprint the normalised text without tokenizing
+// twice. It is valid until the next call on s and must not be modified.
+func (s *Sketcher) Normalized() []byte { return s.norm }

@@ -17,6 +17,13 @@ func TestSplitMatchesShingles(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := slices.Clone(s.hashShingles([]byte(text)))
+			var words []string
+			for w := range Words([]byte(text)) {
+				words = append(words, string(w))
+			}
+			if norm := string(s.Normalized()); norm != strings.Join(words, " ") {
+				t.Fatalf("Normalized() = %.20q", norm)
+			}
 			want := slices.Collect(ShingleHashes([]byte(text), w, 5))
 			if !slices.Equal(got, want) {
 				t.Fatalf("w=%d %.20q: %d hashes, want %d", w, text, len(got), len(want))
@@ -51,4 +58,32 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSimAcc checks the bit-sliced simhash counter against direct
+// counting, across the flush boundary.
+func TestSimAcc(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 254, 255, 256, 1000} {
+		var acc simAcc
+		var cnt [64]int
+		x := uint64(n) + 1
+		for range n {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			acc.add(x)
+			for b := range cnt {
+				cnt[b] += int(x >> b & 1)
+			}
+		}
+		var want uint64
+		for b, c := range cnt {
+			if 2*c > n {
+				want |= 1 << b
+			}
+		}
+		if got := acc.sum(); got != want {
+			t.Fatalf("n=%d: simhash %x, want %x", n, got, want)
+		}
+	}
 }
