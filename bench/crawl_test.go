@@ -95,7 +95,9 @@ func BenchmarkCrawlColly(b *testing.B) {
 		c.IgnoreRobotsTxt = false // obey robots.txt, as crawlkit does
 		c.DisallowedDomains = trapHosts(web)
 		c.WithTransport(&http.Transport{
-			DialContext:         func(ctx context.Context, network, addr string) (net.Conn, error) { return web.DialContext(ctx, network, addr) },
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				return web.DialContext(ctx, network, addr)
+			},
 			MaxIdleConnsPerHost: 2,
 		})
 		for _, h := range web.Hosts() {
@@ -138,4 +140,3 @@ func BenchmarkCrawlColly(b *testing.B) {
 	b.ReportMetric(float64(pages.Load())/float64(b.N), "pages/crawl")
 	b.ReportMetric(float64(fetches.Load())/float64(b.N), "fetches/crawl")
 }
-
