@@ -50,8 +50,30 @@
 //     terms.
 //   - webgraph: the Boldi–Vigna compressed graph, file-compatible with Java
 //     WebGraph, behind a connectivity-server interface.
+//   - warc: WARC 1.1 files, the crawler's archive.
 //
-// The commands under examples/ run these packages: examples/simweb serves a
-// simulated web and its DNS server on loopback ports so any crawler can be
-// measured against the same web.
+// # Using the crawler
+//
+// Every nil field of a Config is the default module, so a crawl needs only
+// its seeds; sinks receive the pages:
+//
+//	c, err := crawlkit.New(crawlkit.Config{
+//		Seeds:       []string{"https://example.com/"},
+//		MaxPages:    1000,
+//		CheckpointDir: "crawl/checkpoint", // resumable, even after a kill
+//		Sinks:       []crawlkit.Sink{crawlkit.NewJSONLines(os.Stdout)},
+//	})
+//	if err != nil { ... }
+//	stats, err := c.Run(ctx)
+//	fmt.Println(stats.Summary())
+//
+// Every URL ends in exactly one Outcome (fetched, duplicate content,
+// robots-denied, filtered with its reason, ...), counted in Stats.
+//
+// # Commands
+//
+// examples/crawler is the bundled crawler (-demo crawls a simulated web with
+// no network); examples/simweb serves that simulated web and its DNS server
+// on loopback ports so any crawler can be measured against the same web;
+// examples/connectivity serves a crawl's web graph over HTTP.
 package crawlkit
