@@ -1,7 +1,6 @@
 package shingle
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -157,10 +156,12 @@ func (s *Sketcher) AppendSketch(dst Signature, text []byte) Signature {
 func (s *Sketcher) SketchSet(dst Signature, items []uint64) Signature {
 	dst, sig := grow(dst, s.opts.K)
 	if s.opts.Method == Classic {
-		var enc [8]byte
-		for _, x := range items {
-			binary.LittleEndian.PutUint64(enc[:], x)
-			s.addClassic(sig, enc[:])
+		for _, x := range items { // XXH64(seed_i, LE64(x)), as for texts
+			for i, seed := range s.seeds {
+				if h := min(xxh64Word(x, seed), Empty-1); h < sig[i] {
+					sig[i] = h
+				}
+			}
 		}
 		return dst
 	}
