@@ -1,0 +1,212 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/crawlkit/crawlkit/dedup"
+)
+
+// Content is a "content seen?" test partitioned by fingerprint (IIR
+// §20.2.4): the exact fingerprint (dedup.TextFingerprint) of a document
+// decides the node that keeps it, and lookups for other nodes are batched
+// (LookupBatch fingerprints or LookupDelay, whichever first) into one
+// request whose answer is a bitmap of the seen ones plus their first
+// URLs. It implements dedup.ContentSeen for crawlkit.Config.ContentSeen.
+// Only exact duplicates are found: MinHash near-duplicates cannot be
+// partitioned by value. A fingerprint owned by this node costs a map
+// lookup; another node's costs up to LookupDelay plus a round trip,
+// shared by the batch. Safe for concurrent use.
+type Content struct {
+	ring    *Ring
+	self    string
+	t       Transport
+	size    int
+	delay   time.Duration
+	timeout time.Duration
+
+	store fpStore
+
+	mu      sync.Mutex
+	batches map[string]*lookup
+	wg      sync.WaitGroup
+}
+
+// fpStore is a node's partition: fingerprint → first URL.
+type fpStore struct {
+	mu sync.Mutex
+	m  map[uint64]string
+}
+
+// testAndAdd records fp at url unless present; it returns the URL fp was
+// first seen at (url itself for a retried lookup of the same document).
+func (s *fpStore) testAndAdd(fp uint64, url string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[uint64]string{}
+	}
+	if u, ok := s.m[fp]; ok {
+		return u, u != url
+	}
+	s.m[fp] = url
+	return "", false
+}
+
+func (s *fpStore) forget(fp uint64) {
+	s.mu.Lock()
+	delete(s.m, fp)
+	s.mu.Unlock()
+}
+
+func (s *fpStore) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
+
+// lookup is one batch of lookups for one owner.
+type lookup struct {
+	items []seenItem
+	done  chan struct{}
+	seen  []bool
+	urls  []string
+	err   error
+	timer *time.Timer
+}
+
+func newContent(ring *Ring, self string, t Transport, size int, delay, timeout time.Duration) *Content {
+	return &Content{ring: ring, self: self, t: t, size: size, delay: delay, timeout: timeout, batches: map[string]*lookup{}}
+}
+
+// Seen implements dedup.ContentSeen.
+func (c *Content) Seen(ctx context.Context, doc dedup.Doc) (dedup.Match, error) {
+	fp := dedup.TextFingerprint(doc.Text)
+	m := dedup.Match{Fingerprint: fp}
+	owner := c.ring.FingerprintOwner(fp)
+	if owner == c.self {
+		if u, seen := c.store.testAndAdd(fp, doc.URL); seen {
+			m.Seen, m.URL, m.Of, m.Similarity = true, u, fp, 1
+		}
+		return m, nil
+	}
+	c.mu.Lock()
+	b := c.batches[owner]
+	if b == nil {
+		b = &lookup{done: make(chan struct{})}
+		c.batches[owner] = b
+		c.wg.Add(1)
+		b.timer = time.AfterFunc(c.delay, func() { c.send(owner, b) })
+	}
+	i := len(b.items)
+	b.items = append(b.items, seenItem{fp: fp, url: doc.URL})
+	full := len(b.items) >= c.size
+	if full {
+		delete(c.batches, owner) // later lookups start a new batch
+	}
+	c.mu.Unlock()
+	if full && b.timer.Stop() {
+		c.send(owner, b)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return m, &Error{Op: "content seen", Subject: owner, Err: ctx.Err()}
+	}
+	if b.err != nil {
+		return m, b.err
+	}
+	if b.seen[i] {
+		m.Seen, m.URL, m.Of, m.Similarity = true, b.urls[i], fp, 1
+	}
+	return m, nil
+}
+
+// send takes batch b off the table and asks its owner.
+func (c *Content) send(owner string, b *lookup) {
+	defer c.wg.Done()
+	c.mu.Lock()
+	if c.batches[owner] == b {
+		delete(c.batches, owner)
+	}
+	items := b.items
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	req := appendSeen(nil, items)
+	resp, err := c.t.Request(ctx, "content."+owner, req)
+	for err != nil && errors.Is(err, ErrNoResponder) {
+		// The owner is restarting: its partition comes back with it.
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+			resp, err = c.t.Request(ctx, "content."+owner, req)
+			continue
+		}
+		break
+	}
+	if err == nil {
+		b.seen, b.urls, err = decodeSeenAnswer(resp)
+		if err == nil && len(b.seen) != len(items) {
+			err = &Error{Op: "content seen", Subject: owner, Err: ErrCorrupt}
+		}
+	}
+	b.err = err
+	close(b.done)
+}
+
+// serve answers another node's lookups against this node's partition.
+func (c *Content) serve(_ context.Context, req []byte) ([]byte, error) {
+	if len(req) > 0 && req[0] == kindForget {
+		fp, err := decodeForget(req)
+		if err != nil {
+			return nil, err
+		}
+		c.store.forget(fp)
+		return nil, nil
+	}
+	items, err := decodeSeen(req)
+	if err != nil {
+		return nil, err
+	}
+	seen, urls := make([]bool, len(items)), make([]string, len(items))
+	for i, it := range items {
+		urls[i], seen[i] = c.store.testAndAdd(it.fp, it.url)
+	}
+	return appendSeenAnswer(nil, seen, urls), nil
+}
+
+// Forget implements dedup.ContentSeen: it removes fp from its owner's
+// partition (one request, not batched).
+func (c *Content) Forget(ctx context.Context, fp uint64) error {
+	owner := c.ring.FingerprintOwner(fp)
+	if owner == c.self {
+		c.store.forget(fp)
+		return nil
+	}
+	_, err := c.t.Request(ctx, "content."+owner, appendForget(nil, fp))
+	return err
+}
+
+// Len returns the number of fingerprints this node's partition holds.
+func (c *Content) Len() int { return c.store.len() }
+
+// close waits for the lookups under way.
+func (c *Content) close() {
+	c.mu.Lock()
+	var pending []*lookup
+	var owners []string
+	for o, b := range c.batches {
+		if b.timer.Stop() {
+			pending = append(pending, b)
+			owners = append(owners, o)
+		}
+	}
+	c.mu.Unlock()
+	for i, b := range pending {
+		c.send(owners[i], b)
+	}
+	c.wg.Wait()
+}

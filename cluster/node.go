@@ -1,0 +1,415 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/index"
+)
+
+// Options configures a Node. Name and Nodes are required; the transport
+// is Transport if set, else a NATS connection to NATSURL, else an embedded
+// NATS server listening on EmbedAddr.
+type Options struct {
+	// Name is this node's name: a NATS subject token (no '.', '*', '>'
+	// or spaces), one of Nodes.
+	Name string
+	// Nodes are the names of all nodes of the crawl. Every node must be
+	// given the same list (order does not matter) and Shards.
+	Nodes []string
+	// Shards is the number of virtual shards. Default DefaultShards.
+	Shards int
+
+	// Transport, if set, carries the messages (e.g. a shared Mem in
+	// tests). The Node does not close it.
+	Transport Transport
+	// NATSURL is the NATS server (or comma-separated servers of a NATS
+	// cluster) to connect to when Transport is nil.
+	NATSURL string
+	// EmbedAddr, when Transport and NATSURL are empty, starts a NATS
+	// server with JetStream inside this process listening on EmbedAddr
+	// ("127.0.0.1:4222"; port 0 picks one, see Node.ClientURL) that other
+	// processes can join with NATSURL.
+	EmbedAddr string
+	// StoreDir holds the embedded server's JetStream files. Default: a
+	// temporary directory removed by Close (so inboxes do not survive the
+	// process).
+	StoreDir string
+	// NATS configures the NATS transport.
+	NATS NATSOptions
+
+	// BatchSize and BatchDelay bound the host splitter's batches: a
+	// destination's URLs are published when BatchSize are buffered or
+	// BatchDelay after the first. Defaults 256 and 20 ms.
+	BatchSize  int
+	BatchDelay time.Duration
+	// LookupBatch and LookupDelay bound content-seen batches the same
+	// way. Defaults 64 and 5 ms.
+	LookupBatch int
+	LookupDelay time.Duration
+	// RequestTimeout bounds each request to another node. Default 5 s.
+	RequestTimeout time.Duration
+	// StatusInterval is the period of the quiescence rounds. Default
+	// 100 ms.
+	StatusInterval time.Duration
+
+	// Index, if set, is this node's index shard, served to Searchers.
+	Index index.Searcher
+
+	// Logger receives errors. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Node is one crawler process of a distributed crawl (IIR Figure 20.2).
+// It owns the hosts and content fingerprints the Ring gives it, provides
+// the crawlkit.Config hooks (Splitter, ContentSeen), feeds the URLs other
+// nodes send into its Crawler (Start), answers their content lookups,
+// status and index queries, and decides with the others when the crawl
+// is over. Methods are safe for concurrent use.
+type Node struct {
+	opts     Options
+	ring     *Ring
+	meter    *Meter
+	raw      Transport
+	owned    bool
+	srv      *server.Server
+	tmp      string
+	splitter *Splitter
+	content  *Content
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	closers  []io.Closer
+	consumer io.Closer
+	started  bool
+	closed   bool
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+
+	crawler  atomic.Pointer[crawlkit.Crawler]
+	received atomic.Uint64
+	dropped  atomic.Uint64
+}
+
+// NewNode connects (or starts an embedded server), creates the inbox
+// stream and serves content-seen lookups and the index shard. Use
+// Configure to put its hooks into a crawlkit.Config, then Start with the
+// Crawler.
+func NewNode(ctx context.Context, opts Options) (*Node, error) {
+	if !validToken(opts.Name) || !slices.Contains(opts.Nodes, opts.Name) {
+		return nil, &Error{Op: "new node", Subject: opts.Name, Err: ErrUnknownNode}
+	}
+	for _, n := range opts.Nodes {
+		if !validToken(n) {
+			return nil, &Error{Op: "new node", Subject: n, Err: errors.New("node name is not a subject token")}
+		}
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&opts.BatchSize, 256)
+	defD(&opts.BatchDelay, 20*time.Millisecond)
+	def(&opts.LookupBatch, 64)
+	defD(&opts.LookupDelay, 5*time.Millisecond)
+	defD(&opts.RequestTimeout, 5*time.Second)
+	defD(&opts.StatusInterval, 100*time.Millisecond)
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	ring, err := NewRing(opts.Nodes, opts.Shards)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{opts: opts, ring: ring, log: opts.Logger}
+	if err := n.connect(ctx); err != nil {
+		n.shutdown()
+		return nil, err
+	}
+	n.meter = &Meter{T: n.raw}
+	n.splitter = newSplitter(ring, opts.Name, n.meter, opts.BatchSize, opts.BatchDelay, opts.Logger)
+	n.content = newContent(ring, opts.Name, n.meter, opts.LookupBatch, opts.LookupDelay, opts.RequestTimeout)
+	c, err := n.raw.Serve("content."+opts.Name, n.content.serve)
+	if err != nil {
+		n.shutdown()
+		return nil, err
+	}
+	n.closers = append(n.closers, c)
+	if opts.Index != nil {
+		c, err := ServeIndex(n.raw, opts.Name, opts.Index)
+		if err != nil {
+			n.shutdown()
+			return nil, err
+		}
+		n.closers = append(n.closers, c)
+	}
+	return n, nil
+}
+
+func (n *Node) connect(ctx context.Context) error {
+	switch {
+	case n.opts.Transport != nil:
+		n.raw = n.opts.Transport
+		return nil
+	case n.opts.NATSURL != "":
+	case n.opts.EmbedAddr != "":
+		dir := n.opts.StoreDir
+		if dir == "" {
+			d, err := os.MkdirTemp("", "crawlkit-nats-")
+			if err != nil {
+				return &Error{Op: "new node", Subject: n.opts.Name, Err: err}
+			}
+			dir, n.tmp = d, d
+		}
+		s, err := StartServer(ServerOptions{Addr: n.opts.EmbedAddr, StoreDir: dir, Name: n.opts.Name})
+		if err != nil {
+			return err
+		}
+		n.srv = s
+		n.opts.NATSURL = s.ClientURL()
+	default:
+		return &Error{Op: "new node", Subject: n.opts.Name, Err: errors.New("no Transport, NATSURL or EmbedAddr")}
+	}
+	t, err := DialNATS(ctx, n.opts.NATSURL, n.opts.NATS)
+	if err != nil {
+		return err
+	}
+	n.raw, n.owned = t, true
+	return nil
+}
+
+// ClientURL returns the NATS URL of the embedded server ("" without one),
+// for other processes' Options.NATSURL.
+func (n *Node) ClientURL() string {
+	if n.srv == nil {
+		return ""
+	}
+	return n.srv.ClientURL()
+}
+
+// Ring returns the ownership of hosts and fingerprints.
+func (n *Node) Ring() *Ring { return n.ring }
+
+// Splitter returns the host splitter for crawlkit.Config.Splitter.
+func (n *Node) Splitter() *Splitter { return n.splitter }
+
+// ContentSeen returns the partitioned content-seen test for
+// crawlkit.Config.ContentSeen.
+func (n *Node) ContentSeen() *Content { return n.content }
+
+// Configure sets cfg.Splitter and cfg.ContentSeen to this node's.
+func (n *Node) Configure(cfg *crawlkit.Config) {
+	cfg.Splitter = n.splitter
+	cfg.ContentSeen = n.content
+}
+
+// Transport returns the node's transport (counting what passes through
+// it, see Traffic).
+func (n *Node) Transport() Transport { return n.meter }
+
+// Traffic returns the messages and bytes this node sent: URL batches,
+// content lookups and their answers, forgets (not the quiescence
+// rounds).
+func (n *Node) Traffic() (messages, bytes uint64) { return n.meter.Counts() }
+
+// Searcher returns a broker over the index shards of all nodes.
+func (n *Node) Searcher() *Searcher { return NewSearcher(n.raw, n.opts.Nodes, n.opts.RequestTimeout) }
+
+// Start begins feeding this node's inbox into c (each batch acknowledged
+// only after c.Add returned, so a node that dies loses nothing), answers
+// status requests and runs the quiescence rounds that make
+// Splitter().Idle true. Give it the context of c.Run: when ctx is done,
+// URLs being added are not acknowledged. Start may be called before or
+// after Run begins, once.
+func (n *Node) Start(ctx context.Context, c *crawlkit.Crawler) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return &Error{Op: "start", Subject: n.opts.Name, Err: ErrClosed}
+	}
+	if n.started {
+		return &Error{Op: "start", Subject: n.opts.Name, Err: errors.New("started twice")}
+	}
+	n.started = true
+	n.crawler.Store(c)
+	st, err := n.raw.Serve("status."+n.opts.Name, n.status)
+	if err != nil {
+		return err
+	}
+	n.closers = append(n.closers, st)
+	cons, err := n.raw.Consume(n.opts.Name, func(hctx context.Context, data []byte) error {
+		urls, err := DecodeURLs(data)
+		if err != nil {
+			// A message no version of this code can read: drop it
+			// rather than receive it forever.
+			n.dropped.Add(1)
+			n.log.Error("cluster: dropping undecodable batch", "node", n.opts.Name, "err", err)
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.Add(hctx, urls...); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			// The crawl stopped while adding: the URLs may not have
+			// reached its journal; let them come again.
+			return err
+		}
+		n.received.Add(1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n.consumer = cons
+	lctx, cancel := context.WithCancel(ctx)
+	n.cancel = cancel
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		n.quiescence(lctx)
+	}()
+	return nil
+}
+
+// status answers a quiescence round. The received count is read before
+// the crawler's counters, so a batch counted as received is also counted
+// in the frontier (or was already processed).
+func (n *Node) status(_ context.Context, req []byte) ([]byte, error) {
+	recv := n.received.Load()
+	s := Status{Received: recv, Busy: uint64(n.splitter.Buffered())}
+	if c := n.crawler.Load(); c != nil {
+		st := c.Stats()
+		s.Busy += uint64(max(st.Frontier.Pending(), 0) + max(st.InFlight, 0))
+	}
+	return appendStatus(nil, s), nil
+}
+
+// round is one quiescence round's view of the cluster.
+type round struct {
+	quiet     bool
+	published uint64
+	received  uint64
+}
+
+// quiescence runs rounds every StatusInterval: the cluster is idle when
+// two consecutive rounds found every node without work, the inboxes
+// empty, and nothing published or received in between.
+func (n *Node) quiescence(ctx context.Context) {
+	defer n.splitter.idle.Store(false)
+	tick := time.NewTicker(n.opts.StatusInterval)
+	defer tick.Stop()
+	var prev round
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cur := n.round(ctx)
+		n.splitter.idle.Store(prev.quiet && cur.quiet && prev.published == cur.published && prev.received == cur.received)
+		prev = cur
+	}
+}
+
+func (n *Node) round(ctx context.Context) round {
+	ctx, cancel := context.WithTimeout(ctx, n.opts.RequestTimeout)
+	defer cancel()
+	r := round{quiet: true}
+	statuses := make([]Status, len(n.opts.Nodes))
+	errs := make([]error, len(n.opts.Nodes))
+	var wg sync.WaitGroup
+	for i, node := range n.opts.Nodes {
+		wg.Go(func() {
+			resp, err := n.raw.Request(ctx, "status."+node, []byte{kindStatus})
+			if err == nil {
+				statuses[i], err = decodeStatus(resp)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i := range statuses {
+		if errs[i] != nil || statuses[i].Busy > 0 {
+			r.quiet = false
+		}
+		r.received += statuses[i].Received
+	}
+	bl, err := n.raw.Backlog(ctx)
+	if err != nil || bl.Pending > 0 {
+		r.quiet = false
+	}
+	r.published = bl.Published
+	return r
+}
+
+// Received returns the number of URL batches this node's crawler took
+// from its inbox, and the number of undecodable batches dropped.
+func (n *Node) Received() (batches, dropped uint64) { return n.received.Load(), n.dropped.Load() }
+
+// Close stops consuming and serving, publishes what the splitter still
+// buffers, and releases the transport and embedded server it created.
+// URLs left in the inbox stay there for the node's next start.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	n.mu.Unlock()
+	return n.shutdown()
+}
+
+func (n *Node) shutdown() error {
+	var errs []error
+	if n.consumer != nil {
+		errs = append(errs, n.consumer.Close())
+	}
+	if n.cancel != nil {
+		n.cancel()
+	}
+	n.wg.Wait()
+	if n.splitter != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), n.opts.RequestTimeout)
+		if lost := n.splitter.close(ctx); lost > 0 {
+			errs = append(errs, &Error{Op: "close", Subject: n.opts.Name, Err: errors.New("could not publish buffered URLs")})
+		}
+		cancel()
+	}
+	if n.content != nil {
+		n.content.close()
+	}
+	for i := len(n.closers) - 1; i >= 0; i-- {
+		errs = append(errs, n.closers[i].Close())
+	}
+	if n.owned && n.raw != nil {
+		errs = append(errs, n.raw.Close())
+	}
+	if n.srv != nil {
+		n.srv.Shutdown()
+		n.srv.WaitForShutdown()
+	}
+	if n.tmp != "" {
+		errs = append(errs, os.RemoveAll(n.tmp))
+	}
+	return errors.Join(errs...)
+}
