@@ -40,8 +40,9 @@ func Fingerprint(canonical string) uint64 { return xxhash.Sum64String(canonical)
 // hash set of fingerprints (linear probing, no per-entry overhead) split
 // into 64 shards, each behind its own mutex, so concurrent callers rarely
 // contend. A shard grows by half when three quarters full, so the
-// table uses 8 / load ≤ 16 bytes per fingerprint (10.7 to 16; about 12 on
-// average). TestAndAdd costs O(1) expected: one mutex and a probe of a
+// tables use 8 / load ≤ 16 bytes per fingerprint (10.7 to 16; about 12 on
+// average) once the set is past a few thousand fingerprints (each shard
+// starts at 16 slots, and the shard headers take 4 KiB). TestAndAdd costs O(1) expected: one mutex and a probe of a
 // few slots in one or two cache lines.
 //
 // The zero value is an empty set ready to use. A Set is safe for
