@@ -1,0 +1,176 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+var streamSeq atomic.Int64
+
+// natsOptions returns options with a stream and prefix of their own, so
+// tests can share a server.
+func natsOptions() NATSOptions {
+	n := streamSeq.Add(1)
+	return NATSOptions{Prefix: fmt.Sprintf("t%d", n), Stream: fmt.Sprintf("T%d", n), AckWait: 2 * time.Second, RedeliverDelay: 10 * time.Millisecond}
+}
+
+func startTestServer(t testing.TB) *server.Server {
+	t.Helper()
+	s, err := StartServer(ServerOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s
+}
+
+func dialTest(t testing.TB, url string, opts NATSOptions) *NATS {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr, err := DialNATS(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestNATSDelivery(t *testing.T) {
+	s := startTestServer(t)
+	testDelivery(t, func(t *testing.T) Transport { return dialTest(t, s.ClientURL(), natsOptions()) })
+}
+
+func TestNATSRequest(t *testing.T) {
+	s := startTestServer(t)
+	testRequest(t, dialTest(t, s.ClientURL(), natsOptions()))
+}
+
+// TestNATSClusterSurvivesServerShutdown runs three NATS servers routed
+// to each other on loopback, a stream replicated three times, and one
+// producer and one consumer connected to different servers; the server
+// the consumer is on is shut down halfway, and every message still
+// arrives, and requests are still answered.
+func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("forms a JetStream cluster (a few seconds)")
+	}
+	ports := freePorts(t, 3)
+	var servers []*server.Server
+	var routes []string
+	for _, p := range ports {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	for i, p := range ports {
+		s, err := StartServer(ServerOptions{
+			StoreDir: t.TempDir(), Name: fmt.Sprintf("s%d", i),
+			Cluster: "crawlkit-test", ClusterAddr: fmt.Sprintf("127.0.0.1:%d", p), Routes: routes,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, s)
+	}
+	defer func() {
+		for _, s := range servers {
+			s.Shutdown()
+			s.WaitForShutdown()
+		}
+	}()
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	opts := natsOptions()
+	opts.Replicas = 3
+	// The JetStream meta group needs a leader before a stream can be
+	// created; retry until it has one.
+	var prod, cons *NATS
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		var err error
+		prod, err = DialNATS(ctx, strings.Join(urls, ","), opts)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	defer prod.Close()
+	// The consumer connects to server 2 first: the one shut down below.
+	cons = dialTest(t, urls[2]+","+urls[0]+","+urls[1], opts)
+	defer cons.Close()
+	srv, err := cons.Serve("ping", func(ctx context.Context, req []byte) ([]byte, error) { return []byte("pong"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	const total = 200
+	var mu sync.Mutex
+	got := map[int]bool{}
+	all := make(chan struct{})
+	c, err := cons.Consume("n1", func(ctx context.Context, d []byte) error {
+		var i int
+		fmt.Sscan(string(d), &i)
+		mu.Lock()
+		defer mu.Unlock()
+		got[i] = true
+		if len(got) == total {
+			close(all)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	publish := func(from, to int) {
+		for i := from; i < to; i++ {
+			for {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				err := prod.Publish(ctx, "n1", []byte(fmt.Sprint(i)))
+				cancel()
+				if err == nil {
+					break
+				}
+				if time.Now().After(deadline.Add(20 * time.Second)) {
+					t.Fatalf("publish %d: %v", i, err)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}
+	publish(0, total/2)
+	servers[2].Shutdown()
+	servers[2].WaitForShutdown()
+	publish(total/2, total)
+	select {
+	case <-all:
+	case <-time.After(30 * time.Second):
+		mu.Lock()
+		t.Fatalf("%d of %d messages arrived after a server's shutdown", len(got), total)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		resp, err := prod.Request(ctx, "ping", nil)
+		if err == nil && string(resp) == "pong" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("request after shutdown: %q, %v", resp, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
