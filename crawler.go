@@ -88,7 +88,9 @@ func (c *Crawler) assemble() error {
 	}
 	c.fetcher = cfg.Fetcher
 	if c.fetcher == nil {
-		c.fetcher = fetch.NewHTTP(fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate})
+		h := fetch.NewHTTP(fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate})
+		c.fetcher = h
+		c.closers = append(c.closers, h)
 	}
 	c.parser = cfg.Parser
 	if c.parser == nil {
