@@ -3,6 +3,10 @@ package fetch_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"io"
+	"log/slog"
+	"sort"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/fetch"
 )
 
@@ -200,4 +205,57 @@ func ExampleFeed_ParseBytes() {
 	// rss River News malformed: true
 	// http://news.example/flood Flood 2026-11-22 13:00:00 +0000 UTC
 	// http://news.example/drought Drought 0001-01-01 00:00:00 +0000 UTC
+}
+
+// TestRegistryCrawlFollowsFeeds runs the crawler over a small site whose
+// articles are linked only from its RSS feed and the Atom feed the RSS feed
+// pages to: with the Registry the crawler reaches them, with the HTML and
+// sitemap parsers alone (ByType) it does not.
+func TestRegistryCrawlFollowsFeeds(t *testing.T) {
+	page := func(body string) *fetch.Response {
+		return &fetch.Response{Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}
+	}
+	site := fetch.Static{
+		"http://news.test/": page(`<title>News</title><link rel="alternate" type="application/rss+xml" href="/feed.xml">`),
+		"http://news.test/feed.xml": {Status: 200, ContentType: "application/rss+xml", Header: http.Header{}, Body: []byte(`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>News feed</title>
+			<atom:link rel="next" href="/feed2.xml"/>
+			<item><title>A</title><link>/a</link></item><item><title>B</title><link>/b</link></item></channel></rss>`)},
+		"http://news.test/feed2.xml": {Status: 200, ContentType: "text/xml", Header: http.Header{}, Body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><title>Older</title>
+			<entry><title>C</title><link href="/c"/></entry></feed>`)},
+		"http://news.test/a": page(`<title>A</title>article a`),
+		"http://news.test/b": page(`<title>B</title>article b`),
+		"http://news.test/c": page(`<title>C</title>article c`),
+	}
+	for _, tt := range []struct {
+		name   string
+		parser fetch.Parser
+		want   string
+	}{
+		{"registry", &fetch.Registry{}, "[http://news.test/ http://news.test/a http://news.test/b http://news.test/c http://news.test/feed.xml http://news.test/feed2.xml]"},
+		{"bytype", &fetch.ByType{}, "[http://news.test/]"},
+	} {
+		var (
+			mu    sync.Mutex
+			pages []string
+		)
+		c, err := crawlkit.New(crawlkit.Config{
+			Seeds: []string{"http://news.test/"}, Fetcher: site, Parser: tt.parser, Workers: 2,
+			DelayFactor: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			OnPage: func(p *crawlkit.Page) {
+				mu.Lock()
+				pages = append(pages, p.URL)
+				mu.Unlock()
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(pages)
+		if got := fmt.Sprint(pages); got != tt.want {
+			t.Errorf("%s: crawled %s, want %s", tt.name, got, tt.want)
+		}
+	}
 }
