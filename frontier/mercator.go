@@ -210,6 +210,7 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 	if m.closed {
 		return ErrClosed
 	}
+	defer m.wakeIfSooner(m.readyAt())
 	now := m.clock.Now()
 	for i := range urls {
 		// m.one is the working copy: it lives in m, so handing its
@@ -237,9 +238,7 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 		m.queued++
 	}
 	m.one[0] = URL{}
-	err := m.fillIdle(now)
-	m.broadcast()
-	if err != nil {
+	if err := m.fillIdle(now); err != nil {
 		return &Error{Op: "add", Err: err}
 	}
 	return nil
@@ -378,6 +377,7 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	if l == nil || l.owner != m || int(l.q) >= m.b || l.q < 0 || m.back[l.q].lease != l {
 		return ErrUnknownLease
 	}
+	defer m.wakeIfSooner(m.readyAt())
 	j := l.q
 	b := &m.back[j]
 	b.lease = nil
@@ -399,7 +399,6 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	if m.store.Len(m.f+int(j)) > 0 {
 		b.te = te
 		m.heapPush(j)
-		m.broadcast()
 		return derr
 	}
 	// The back queue is empty: its host leaves T, and the queue is refilled
@@ -415,7 +414,6 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	} else {
 		m.idle = append(m.idle, j)
 	}
-	m.broadcast()
 	if err != nil {
 		return &Error{Op: "done", Err: err}
 	}
@@ -563,6 +561,29 @@ func (m *Mercator) fillIdle(now time.Time) error {
 		m.activate(j, now)
 	}
 	return nil
+}
+
+// readyAt returns when a waiting Next may next succeed: the heap root's
+// te or the earliest revisit, math.MaxInt64 when there is neither.
+func (m *Mercator) readyAt() int64 {
+	r := int64(math.MaxInt64)
+	if len(m.heap) > 0 {
+		r = m.back[m.heap[0]].te
+	}
+	if d, ok := m.store.NextDue(); ok {
+		r = min(r, d.UnixNano())
+	}
+	return r
+}
+
+// wakeIfSooner wakes the waiting Next calls when something may be ready
+// before the time they are sleeping towards (before, the ready time they
+// computed): waking them on every Add and Done would make 64 idle workers
+// re-poll 64 times per fetch.
+func (m *Mercator) wakeIfSooner(before int64) {
+	if m.wake != nil && m.readyAt() < before {
+		m.broadcast()
+	}
 }
 
 func (m *Mercator) broadcast() {
