@@ -44,7 +44,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // and its prioritizers need to know about it. The zero value of every field
 // but URL is valid.
 //
-// A queued URL costs its URL string plus about 80 bytes in the in-memory
+// A queued URL costs its URL string plus about 88 bytes in the in-memory
 // store when Key is a substring of URL (HostKey returns one); Anchor and
 // Source are inputs for the Prioritizer at Add time and are not kept.
 type URL struct {

@@ -86,6 +86,7 @@ func (o *Options) ensureDefaults() {
 // be contacted again, its position in the heap and its outstanding lease.
 type backQ struct {
 	key   string
+	kh    uint64 // keyHash(key)
 	te    int64
 	hidx  int32 // index in heap, -1 when absent
 	lease *Lease
@@ -110,7 +111,7 @@ type backQ struct {
 // Costs: Add O(1) plus the prioritizer; Next and Done O(log B) plus the
 // refill, which moves URLs of hosts already in the back queues and is O(1)
 // amortized per URL. With the default store a queued URL costs its URL
-// string plus about 80 bytes (plus its Key if that is not a substring of
+// string plus about 88 bytes (plus its Key if that is not a substring of
 // URL). Safe for concurrent use.
 type Mercator struct {
 	mu      sync.Mutex
@@ -121,11 +122,11 @@ type Mercator struct {
 	clock   Clock
 	rng     *rand.Rand
 	back    []backQ
-	flen    []int // length of each front queue, mirrored to spare Store calls
-	table   map[string]int32
+	flen    []int            // length of each front queue, mirrored to spare Store calls
+	table   map[uint64]int32 // T, by keyHash: refill reads no key bytes
 	heap    []int32
 	idle    []int32
-	retired map[string]int64
+	retired map[uint64]int64
 	sweepAt int
 	wake    chan struct{}
 	closed  bool
@@ -154,8 +155,8 @@ func NewMercator(o Options) (*Mercator, error) {
 		rng:     rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
 		back:    make([]backQ, o.BackQueues),
 		flen:    make([]int, o.FrontQueues),
-		table:   make(map[string]int32),
-		retired: make(map[string]int64),
+		table:   make(map[uint64]int32),
+		retired: make(map[uint64]int64),
 		sweepAt: 1024,
 	}
 	m.mem, _ = m.store.(*MemStore)
@@ -318,8 +319,8 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 				// Cannot happen with a correct Store (a queue in the heap
 				// is never empty); if a Store lost URLs, retire the queue
 				// rather than stall on it.
-				delete(m.table, b.key)
-				b.key = ""
+				delete(m.table, b.kh)
+				b.key, b.kh = "", 0
 				m.idle = append(m.idle, j)
 				return m.poll()
 			}
@@ -403,9 +404,9 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	}
 	// The back queue is empty: its host leaves T, and the queue is refilled
 	// from the front queues (IIR §20.2.3).
-	delete(m.table, b.key)
-	m.retire(b.key, te, now)
-	b.key = ""
+	delete(m.table, b.kh)
+	m.retire(b.kh, te, now)
+	b.key, b.kh = "", 0
 	err := m.refill(j)
 	// Even when the refill failed, j must end up in the heap or idle, or
 	// it would be lost to the crawl.
@@ -440,7 +441,7 @@ func revisit(u URL, r Result, now time.Time) URL {
 // retire remembers the te of a host that leaves the back queues, so that
 // it is not contacted early if it comes back; expired entries are swept
 // when the table doubles.
-func (m *Mercator) retire(key string, te int64, now time.Time) {
+func (m *Mercator) retire(key uint64, te int64, now time.Time) {
 	if te <= now.UnixNano() {
 		return
 	}
@@ -494,13 +495,13 @@ func (m *Mercator) refill(j int32) error {
 		}
 		if m.mem != nil && m.mem.Len(q) > 0 {
 			m.flen[q]--
-			key := m.mem.headKey(q)
-			if k, ok := m.table[key]; ok {
+			kh := m.mem.headKeyHash(q)
+			if k, ok := m.table[kh]; ok {
 				m.mem.move(q, m.f+int(k))
 				continue
 			}
-			m.table[key] = j
-			m.back[j].key = key
+			m.table[kh] = j
+			m.back[j].key, m.back[j].kh = m.mem.headKey(q), kh
 			m.mem.move(q, m.f+int(j))
 			return nil
 		}
@@ -515,7 +516,8 @@ func (m *Mercator) refill(j int32) error {
 		}
 		m.flen[q]--
 		m.one[0] = v
-		if k, ok := m.table[v.Key]; ok {
+		kh := keyHash(v.Key)
+		if k, ok := m.table[kh]; ok {
 			err = m.store.Push(m.f+int(k), m.one[:]...)
 			m.one[0] = URL{}
 			if err != nil {
@@ -523,8 +525,8 @@ func (m *Mercator) refill(j int32) error {
 			}
 			continue
 		}
-		m.table[v.Key] = j
-		m.back[j].key = v.Key
+		m.table[kh] = j
+		m.back[j].key, m.back[j].kh = v.Key, kh
 		err = m.store.Push(m.f+int(j), m.one[:]...)
 		m.one[0] = URL{}
 		return err
@@ -537,9 +539,9 @@ func (m *Mercator) activate(j int32, now time.Time) {
 	b := &m.back[j]
 	b.te = now.UnixNano()
 	if len(m.retired) > 0 {
-		if t, ok := m.retired[b.key]; ok {
+		if t, ok := m.retired[b.kh]; ok {
 			b.te = max(b.te, t)
-			delete(m.retired, b.key)
+			delete(m.retired, b.kh)
 		}
 	}
 	m.heapPush(j)
