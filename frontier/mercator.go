@@ -106,7 +106,9 @@ type backQ struct {
 // queue. Two departures, both needed once the front queues can run dry: a
 // back queue left empty waits idle and is refilled by the next Add, and a
 // host that leaves the back queues keeps its te in a small table so it is
-// not contacted early when it comes back.
+// not contacted early when it comes back. The table T is keyed by a
+// 64-bit hash of the key (two keys with the same hash would share a back
+// queue: still polite, only slower for them).
 //
 // Costs: Add O(1) plus the prioritizer; Next and Done O(log B) plus the
 // refill, which moves URLs of hosts already in the back queues and is O(1)
