@@ -17,7 +17,6 @@ import (
 	"github.com/crawlkit/crawlkit/dns/dnstest"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/frontier"
-	"github.com/crawlkit/crawlkit/urlnorm"
 )
 
 func TestBadFlags(t *testing.T) {
@@ -147,7 +146,6 @@ func TestKillAndResume(t *testing.T) {
 	// Requests per URL, robots.txt and retried answers aside.
 	type key struct{ host, path string }
 	times, retried := map[key]int{}, map[key]bool{}
-	requested := map[string]bool{}
 	for _, r := range web.Log() {
 		if strings.Contains(r.Path, "robots") && strings.HasSuffix(r.Path, ".txt") {
 			continue // robots.txt (and its redirect hops) is fetched anew by every run
@@ -156,9 +154,6 @@ func TestKillAndResume(t *testing.T) {
 		times[k]++
 		if r.Status == 429 || r.Status == 503 {
 			retried[k] = true
-		}
-		if u, err := urlnorm.Canonical("http://" + r.Host + ":" + web.Port() + r.Path); err == nil {
-			requested[u] = true
 		}
 	}
 	twice := 0
@@ -172,30 +167,11 @@ func TestKillAndResume(t *testing.T) {
 		t.Errorf("%d pages fetched twice, more than the %d that can be in flight", twice, workers)
 	}
 
-	dupOf := map[string][]string{}
-	for _, cl := range web.ExactDuplicates() {
-		for _, u := range cl {
-			dupOf[u] = cl
-		}
-	}
 	filters := frontier.DefaultFilters()
-	var lost []string
-	for _, u := range web.Reachable("crawlkit", web.Seeds()...) {
-		pu, _ := url.Parse(u)
-		if filters.Filter(pu) != nil || web.IsTrap(u) {
-			continue
-		}
-		ok := false
-		for _, v := range append([]string{u}, dupOf[u]...) {
-			if cu, _ := urlnorm.Canonical(v); requested[cu] {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			lost = append(lost, u)
-		}
-	}
+	lost := web.Missed("crawlkit", func(u string) bool {
+		pu, err := url.Parse(u)
+		return err != nil || filters.Filter(pu) != nil
+	})
 	if len(lost) > 0 {
 		t.Errorf("%d reachable pages never fetched across the kill, e.g. %v", len(lost), lost[:min(5, len(lost))])
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/frontier"
 	"github.com/crawlkit/crawlkit/index"
-	"github.com/crawlkit/crawlkit/urlnorm"
 	"github.com/crawlkit/crawlkit/webgraph"
 )
 
@@ -64,36 +63,21 @@ func (d *demoWeb) check(w io.Writer, agent string) {
 	for _, n := range fetchtest.MaxConcurrency(log) {
 		maxConc = max(maxConc, n)
 	}
-	requested := map[string]bool{}
-	for _, r := range log {
-		if u, err := urlnorm.Canonical("http://" + r.Host + ":" + d.web.Port() + r.Path); err == nil {
-			requested[u] = true
-		}
-	}
-	// A page counts as found when it or an exact duplicate of it was
-	// requested (the links of a duplicate are not followed); pages the
-	// URL filters refuse (images, PDFs) are not expected.
-	dupOf := map[string][]string{}
-	for _, cl := range d.web.ExactDuplicates() {
-		for _, u := range cl {
-			dupOf[u] = cl
-		}
-	}
+	// Pages the URL filters refuse (images, PDFs) are not expected; a
+	// page counts as found when it or an exact duplicate of it was
+	// requested (the links of a duplicate are not followed).
 	filters := frontier.DefaultFilters()
-	expected, found := 0, 0
-	for _, u := range d.web.Reachable(agent, d.web.Seeds()...) {
+	skip := func(u string) bool {
 		pu, err := url.Parse(u)
-		if err != nil || filters.Filter(pu) != nil || d.web.IsTrap(u) {
-			continue
-		}
-		expected++
-		for _, v := range append([]string{u}, dupOf[u]...) {
-			if cu, err := urlnorm.Canonical(v); err == nil && requested[cu] {
-				found++
-				break
-			}
+		return err != nil || filters.Filter(pu) != nil
+	}
+	expected := 0
+	for _, u := range d.web.Reachable(agent, d.web.Seeds()...) {
+		if !skip(u) {
+			expected++
 		}
 	}
+	found := expected - len(d.web.Missed(agent, skip))
 	fmt.Fprintf(w, "\nground truth: %d of the %d pages reachable under robots.txt (traps and non-pages aside) were found, in %d requests; robots.txt violations: %d; most concurrent requests to one host: %d\n",
 		found, expected, len(log), len(d.web.RobotsViolations(agent)), maxConc)
 }

@@ -1,0 +1,52 @@
+package fetchtest
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Missed compares a crawl with the ground truth: it returns the pages
+// reachable from seeds (Seeds() if none) under agent's robots.txt rules
+// (see Reachable) that the request log shows were never requested —
+// neither the page itself nor any exact duplicate of it, since a crawler
+// that eliminates duplicate content rightly crawls only one copy of a
+// mirrored site. Pages for which skip returns true (nil skips none) are
+// not expected, e.g. the URLs a crawler's filters refuse by design, such as
+// images. Sorted; empty when the crawl was complete. O(log + pages + links).
+func (w *Web) Missed(agent string, skip func(rawURL string) bool, seeds ...string) []string {
+	requested := make(map[string]bool)
+	for _, r := range w.Log() {
+		u := &url.URL{Scheme: "http", Host: r.Host + ":" + w.Port()}
+		path, query, _ := strings.Cut(r.Path, "?")
+		if p, err := url.PathUnescape(path); err == nil {
+			u.Path, u.RawPath = p, path
+		} else {
+			u.Path = path
+		}
+		u.RawQuery = query
+		requested[canonical(u)] = true
+	}
+	dupOf := make(map[string][]string)
+	for _, cl := range w.ExactDuplicates() {
+		for _, u := range cl {
+			dupOf[u] = cl
+		}
+	}
+	var missed []string
+	for _, u := range w.Reachable(agent, seeds...) {
+		if requested[u] || (skip != nil && skip(u)) {
+			continue
+		}
+		found := false
+		for _, d := range dupOf[u] {
+			if requested[d] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missed = append(missed, u)
+		}
+	}
+	return missed
+}
