@@ -262,3 +262,27 @@ func missingPages(web *fetchtest.Web) []string {
 		return err != nil || filters.Filter(pu) != nil
 	})
 }
+
+// TestOPICPrioritizer runs the crawl with OPIC: the crawler hands each
+// fetched page's links to OPIC.Fetched, so cash flows from the seeds
+// to the pages they link to.
+func TestOPICPrioritizer(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 3, Hosts: 4, MeanPages: 6, CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
+	defer web.Close()
+	opic := frontier.NewOPIC()
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.Prioritizer = opic
+		cfg.MaxPagesPerHost = 30
+		cfg.MaxRetries = -1
+	})
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := urlnorm.Canonical(web.Seeds()[0])
+	if imp := opic.Importance(seed); imp <= 0 {
+		t.Errorf("seed %s has importance %v after the crawl: Fetched was not called", seed, imp)
+	}
+	if missing := missingPages(web); len(missing) > 0 {
+		t.Errorf("%d pages missed under OPIC, e.g. %v", len(missing), missing[:min(3, len(missing))])
+	}
+}

@@ -216,6 +216,11 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		}
 		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
 	}
+	if f, ok := c.cfg.Prioritizer.(interface{ Fetched(page string, links []string) }); ok && !redirect {
+		// OPIC: the page's cash goes to its links before they are
+		// prioritized.
+		f.Fetched(source, out)
+	}
 	if sp := c.cfg.Splitter; sp != nil && len(cands) > 0 {
 		// The host splitter of Figure 20.2: after the URL filter, URLs of
 		// hosts other nodes own go to them, before duplicate elimination
