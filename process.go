@@ -216,7 +216,9 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		}
 		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
 	}
-	if f, ok := c.cfg.Prioritizer.(interface{ Fetched(page string, links []string) }); ok && !redirect {
+	if f, ok := c.cfg.Prioritizer.(interface {
+		Fetched(page string, links []string)
+	}); ok && !redirect {
 		// OPIC: the page's cash goes to its links before they are
 		// prioritized.
 		f.Fetched(source, out)
