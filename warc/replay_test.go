@@ -28,6 +28,8 @@ import (
 	"go.uber.org/goleak"
 )
 
+func parseURL(s string) (*url.URL, error) { return url.Parse(s) }
+
 func mustURL(s string) *url.URL {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -406,4 +408,40 @@ func ExampleReplay() {
 	// http://example.test/robots.txt 404 "" ""
 	// http://example.test/other error: fetch: replay http://example.test/other: other: warc: URL not in the archive
 	// not archived: 1
+}
+
+// BenchmarkReplayFetch replays pages of 4 KiB from a gzip archive, the
+// cost a re-run of a crawl pays per page instead of a network fetch.
+func BenchmarkReplayFetch(b *testing.B) {
+	var pages [][2]string
+	body := strings.Repeat("<p>river and boat </p>", 4096/22)
+	for i := range 500 {
+		pages = append(pages, [2]string{fmt.Sprintf("http://h%03d.test/p%d", i%50, i),
+			fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(body), body)})
+	}
+	files := writeArchive(b, warc.WriterOptions{}, pages, map[string]string{"charset": "utf-8"})
+	start := time.Now()
+	r, err := warc.OpenReplay(files, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	indexCost := float64(time.Since(start).Microseconds()) / float64(len(pages))
+	urls := make([]*url.URL, len(pages))
+	for i, p := range pages {
+		urls[i] = mustURL(p[0])
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	i := 0
+	t0 := time.Now()
+	for b.Loop() {
+		if _, err := r.Fetch(ctx, &fetch.Request{URL: urls[i%len(urls)]}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(i)/time.Since(t0).Seconds(), "pages/s")
+	b.ReportMetric(indexCost, "µs-index/page")
 }
