@@ -103,12 +103,14 @@ func (r recorder) Seen(ctx context.Context, d dedup.Doc) (dedup.Match, error) {
 
 // testCluster is a crawl by several nodes in one process.
 type testCluster struct {
-	t     *testing.T
+	t     testing.TB
 	web   *fetchtest.Web
 	names []string
 	opts  func(name string) Options
 	all   *index.Shard
 	dups  dupLog
+	// config, if set, changes every crawler's configuration.
+	config func(*crawlkit.Config)
 
 	mu     sync.Mutex
 	nodes  map[string]*Node
@@ -118,7 +120,7 @@ type testCluster struct {
 	pages  map[string]int // pages each node's crawler passed to OnPage
 }
 
-func newTestCluster(t *testing.T, web *fetchtest.Web, n int, opts func(name string) Options) *testCluster {
+func newTestCluster(t testing.TB, web *fetchtest.Web, n int, opts func(name string) Options) *testCluster {
 	tc := &testCluster{t: t, web: web, opts: opts, all: index.NewShard(index.ShardOptions{}),
 		nodes: map[string]*Node{}, shards: map[string]*index.Shard{}, cancel: map[string]context.CancelFunc{},
 		done: map[string]chan error{}, pages: map[string]int{}}
@@ -157,6 +159,9 @@ func (tc *testCluster) start(name, dir string) {
 	cfg := crawlConfig(tc.web, "crawlkit-"+name)
 	cfg.CheckpointDir = dir
 	cfg.CheckpointInterval = 200 * time.Millisecond
+	if tc.config != nil {
+		tc.config(&cfg)
+	}
 	nd.Configure(&cfg)
 	cfg.ContentSeen = recorder{ContentSeen: cfg.ContentSeen, log: &tc.dups}
 	cfg.Sinks = []crawlkit.Sink{crawlkit.IndexSink{Shard: shard}, crawlkit.IndexSink{Shard: tc.all}}

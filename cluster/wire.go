@@ -37,7 +37,7 @@ func (r *reader) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
+	if n <= 0 || n > 1 && r.b[n-1] == 0 { // overflow, truncated, or padded (not canonical)
 		r.err = ErrCorrupt
 		return 0
 	}
@@ -78,6 +78,9 @@ func (r *reader) count(min int) int {
 	n := r.uvarint()
 	if r.err == nil && n > uint64(len(r.b)/min) {
 		r.err = ErrCorrupt
+	}
+	if r.err != nil {
+		return 0
 	}
 	return int(n)
 }

@@ -1,0 +1,83 @@
+// Package cluster distributes a crawl over several crawler processes, the
+// book's Figure 20.2 (IIR §20.2.4): each node owns a partition of the
+// hosts and crawls only those, a host splitter after the URL filter sends
+// every other URL to the node that owns its host, the "content seen?"
+// test is partitioned by fingerprint, and the index shards the nodes build
+// answer queries together (§20.3, document partitioning). Messages travel
+// over NATS: JetStream for the URL inboxes, core request-reply for
+// lookups; one process can embed the server for a single machine, a real
+// NATS cluster serves many.
+//
+// # Ownership
+//
+// A host hashes to one of a fixed number of virtual shards (Options.Shards,
+// default 1024), and each shard belongs to the node with the highest
+// rendezvous score for it (Ring). Adding a node moves to it only the
+// shards it wins, about 1/(n+1) of them; no shard moves between the old
+// nodes. Content fingerprints are assigned the same way, independently.
+//
+// # Host splitter and durable inboxes
+//
+// Splitter implements crawlkit.HostSplitter. It buffers the URLs of other
+// nodes' hosts per destination and publishes a batch when it holds
+// BatchSize URLs or BatchDelay after its first URL. A node's inbox is a
+// subject of a JetStream work-queue stream consumed by a durable consumer
+// named after the node; a batch is acknowledged only after
+// crawlkit.Crawler.Add returned (the URLs are in the frontier and its
+// journal, or were duplicates), so a node that dies loses nothing: what
+// it had not acknowledged is delivered to it again when it restarts, and
+// with crawlkit.Config.CheckpointDir its frontier comes back too.
+//
+// # Quiescence
+//
+// A node's crawl may end only when the whole cluster has nothing left to
+// do. Every node runs rounds (Options.StatusInterval) asking every node
+// for its status (frontier pending + in flight + URLs buffered by its
+// splitter, and batches received) and reading the stream's backlog; the
+// cluster is idle when two consecutive rounds find no work anywhere, an
+// empty backlog and the same counts. Splitter.Idle reports it, and
+// crawlkit.Crawler.Run ends on an empty frontier only then. A node that
+// does not answer (killed, restarting) keeps everyone running.
+//
+// # Content seen
+//
+// Content implements dedup.ContentSeen for exact duplicates
+// (dedup.TextFingerprint): the owner of a fingerprint keeps it with the
+// URL first seen; lookups for other owners are batched (LookupBatch
+// fingerprints or LookupDelay) into one request answered by a bitmap of
+// the seen ones and their URLs. MinHash near-duplicates are not found
+// across nodes: a sketch cannot be partitioned by value.
+//
+// # Search
+//
+// A node serves its index.Searcher (Options.Index) on the transport, in
+// index's own wire format (index.Handler). Searcher is the broker: it
+// gathers global statistics, scatters the query with them, each shard
+// under a deadline, and merges the top k; SearchPartial answers with the
+// shards that answered and names the missing ones.
+//
+// # Transports
+//
+// Transport is the interface: NATS is the real one, Mem an in-process
+// one for tests with the same delivery contract, Meter counts what
+// another carries.
+//
+// # Usage
+//
+// One process of a three-node crawl (the others differ in Name and
+// UserAgent):
+//
+//	node, err := cluster.NewNode(ctx, cluster.Options{
+//		Name:    "n0",
+//		Nodes:   []string{"n0", "n1", "n2"},
+//		NATSURL: "nats://127.0.0.1:4222", // or EmbedAddr: "127.0.0.1:4222"
+//	})
+//	if err != nil { ... }
+//	defer node.Close()
+//	cfg := crawlkit.Config{Seeds: seeds, CheckpointDir: "n0.state"}
+//	node.Configure(&cfg) // cfg.Splitter, cfg.ContentSeen
+//	c, err := crawlkit.New(cfg)
+//	if err != nil { ... }
+//	if err := node.Start(ctx, c); err != nil { ... }
+//	stats, err := c.Run(ctx)
+package cluster
