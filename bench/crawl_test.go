@@ -22,20 +22,21 @@ import (
 	"github.com/crawlkit/crawlkit/urlnorm"
 )
 
-// The crawl comparison runs both crawlers over the same simulated web
-// (examples/simweb's generator, served in-process on 127.0.0.1) with the
-// same politeness: one request per host at a time and the same fixed gap
+// The crawl comparison runs both crawlers over the same simulated web of
+// 1,000 hosts with about 10 pages each (examples/simweb's generator,
+// served in-process on 127.0.0.1: the server's work is the same for both
+// and counts against both), with the same politeness: one request per host at a time and the same fixed gap
 // between two requests to a host, robots.txt obeyed, the trap hosts left
 // out (colly has no per-host budget to bound them). Concurrency is equal:
 // colly runs one goroutine per host under a per-host LimitRule, so
 // crawlkit gets one worker per host.
 const (
-	crawlHosts = 200
+	crawlHosts = 1000
 	crawlGap   = 20 * time.Millisecond
 )
 
 func newCrawlWeb() *fetchtest.Web {
-	return fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: crawlHosts, MeanPages: 20, MaxPages: 100,
+	return fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: crawlHosts, MeanPages: 10, MaxPages: 40,
 		Latency: time.Millisecond, ChangePeriods: []time.Duration{0}, CrawlDelay: crawlGap, RetryAfter: time.Second})
 }
 
