@@ -26,8 +26,8 @@ type Config struct {
 	// Fetcher fetches pages. Default: fetch.NewHTTP with Resolver,
 	// UserAgent and AllowPrivate.
 	Fetcher fetch.Fetcher
-	// Parser extracts text and links. Default: &fetch.ByType{} (HTML and
-	// sitemaps).
+	// Parser extracts text and links. Default: &fetch.Registry{}, which
+	// picks the parser by media type: HTML, sitemaps, RSS and Atom feeds.
 	Parser fetch.Parser
 	// Resolver resolves host names for the default Fetcher. Default: the
 	// caching resolver of package dns over the system's nameservers.
@@ -47,7 +47,9 @@ type Config struct {
 	// frontier.DefaultFilters().
 	Filters frontier.URLFilter
 	// Prioritizer places URLs in the default frontier's front queues.
-	// Default: breadth first (frontier.Depth).
+	// It sees a page's links after the sinks and OnPage have seen the page,
+	// so it can score links by what their source page said. Default:
+	// breadth first (frontier.Depth).
 	Prioritizer frontier.Prioritizer
 	// Canonicalizer turns URLs into the duplicate-URL key. Default: the
 	// zero urlnorm.Canonicalizer (urlnorm.Canonical).

@@ -94,7 +94,7 @@ func (c *Crawler) assemble() error {
 	}
 	c.parser = cfg.Parser
 	if c.parser == nil {
-		c.parser = &fetch.ByType{}
+		c.parser = &fetch.Registry{}
 	}
 	c.robots = cfg.Robots
 	if c.robots == nil {
@@ -158,11 +158,14 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u})
 	if resp != nil {
+		// A Fetcher need not fill in Timings (fetch.Static does not):
+		// the call's own duration stands in.
 		d := resp.Timings.Total
 		if d <= 0 {
-			d = time.Since(resp.Timings.Start)
+			d = time.Since(start)
 		}
 		c.robotsFetched.Store(strings.ToLower(u.Hostname()), d)
 	}

@@ -95,7 +95,8 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		return
 	case resp.Status >= 300 && resp.Status < 400:
 		if resp.Location != nil {
-			c.links(ctx, l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}}, true)
+			out, cands := c.filterLinks(l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}})
+			c.enqueue(ctx, l.URL.URL, out, cands, true)
 		}
 		c.finish(l, Redirected, res)
 		return
@@ -158,9 +159,13 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 	}
 
 	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: res.Fingerprint}
+	var cands []frontier.URL
 	if !doc.NoFollow {
-		page.Links = c.links(ctx, l.URL.URL, l.URL.Depth+1, doc.Links, false)
+		page.Links, cands = c.filterLinks(l.URL.URL, l.URL.Depth+1, doc.Links)
 	}
+	// Sinks and OnPage see the page before its links are prioritized, so
+	// a prioritizer that scores links by their source page (a focused
+	// crawler) can learn from it.
 	for _, s := range c.cfg.Sinks {
 		if err := s.Write(ctx, page); err != nil {
 			c.sinkErrors.Add(1)
@@ -170,20 +175,15 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 	if c.cfg.OnPage != nil {
 		c.cfg.OnPage(page)
 	}
+	c.enqueue(ctx, l.URL.URL, page.Links, cands, false)
 	c.finishRevisit(l, Fetched, res)
 }
 
-// links sends a page's links through the URL filter and the URL-seen test
-// and queues the new ones at depth. It returns the canonical URLs that
-// passed the filter (the page's out-links), unless redirect is set.
-func (c *Crawler) links(ctx context.Context, source string, depth int, links []fetch.Link, redirect bool) []string {
-	if len(links) == 0 {
-		return nil
-	}
-	var (
-		out   []string
-		cands []frontier.URL
-	)
+// filterLinks canonicalises a page's links and sends them through the URL
+// filter. It returns the canonical URLs that passed (the page's out-links
+// in the web graph) and, of those, the candidates for the frontier (within
+// MaxDepth), at depth.
+func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out []string, cands []frontier.URL) {
 	for _, ln := range links {
 		if ln.HasRel("nofollow") {
 			continue
@@ -207,15 +207,20 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 			c.c.filtered(reason)
 			continue
 		}
-		if !redirect {
-			out = append(out, canon)
-		}
+		out = append(out, canon)
 		if c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth {
 			c.c.filtered("max depth")
 			continue
 		}
 		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
 	}
+	return out, cands
+}
+
+// enqueue hands a fetched page's out-links to an OPIC prioritizer, sends
+// those of other nodes' hosts to the host splitter, and admits the rest to
+// the frontier.
+func (c *Crawler) enqueue(ctx context.Context, source string, out []string, cands []frontier.URL, redirect bool) {
 	if f, ok := c.cfg.Prioritizer.(interface {
 		Fetched(page string, links []string)
 	}); ok && !redirect {
@@ -248,7 +253,6 @@ func (c *Crawler) links(ctx context.Context, source string, depth int, links []f
 		cands = local
 	}
 	c.admit(ctx, cands)
-	return out
 }
 
 // admit runs URLs through the URL-seen test and the host budget and
