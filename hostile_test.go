@@ -326,6 +326,11 @@ func TestCrawlUnderHostileHost(t *testing.T) {
 	if s.Outcomes[DuplicateContent] == 0 {
 		t.Errorf("no duplicate content counted")
 	}
+	// A PNG labelled text/html is fetched and parsed (or refused by the
+	// parser), never a fetch error.
+	if k, ok := errKind[hostile("/mislabeled")]; ok {
+		t.Errorf("/mislabeled ended in a %q fetch error", k)
+	}
 	// The server that accepts and never answers times out on robots.txt;
 	// an unreachable robots.txt means "disallow all" (RFC 9309 §2.3.1.4),
 	// so its page ends RobotsDenied and is never asked for.
