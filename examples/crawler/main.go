@@ -14,6 +14,12 @@
 // (graph/), the index (index.bin) and the crawl's journal (checkpoint/),
 // from which -resume continues a crawl that was stopped or killed.
 //
+// A distributed crawl (IIR Figure 20.2) runs one process per node, each
+// owning a share of the hosts; one of them may embed the NATS server:
+//
+//	crawler -nats-embed 127.0.0.1:4222 -node a -nodes a,b -seeds URL -out a
+//	crawler -nats nats://127.0.0.1:4222 -node b -nodes a,b -seeds URL -out b
+//
 // Exit status: 0 when the crawl ran, 1 when it failed (nothing could be
 // fetched, the output could not be written), 2 for bad flags.
 package main
@@ -30,12 +36,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/cluster"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/index"
 	"github.com/crawlkit/crawlkit/warc"
@@ -71,6 +79,10 @@ type options struct {
 	status       string
 	perHost      int
 	quiet        bool
+	natsURL      string
+	natsEmbed    string
+	node         string
+	nodes        string
 }
 
 // usageError is a problem with the command line: exit status 2.
@@ -104,6 +116,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.status, "status", "", "serve a live status page and /metrics on this address (e.g. 127.0.0.1:8081)")
 	fs.IntVar(&o.perHost, "max-per-host", 10000, "queue at most this many URLs per host (bounds spider traps)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&o.natsURL, "nats", "", "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
+	fs.StringVar(&o.natsEmbed, "nats-embed", "", "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
+	fs.StringVar(&o.node, "node", "", "this process's node name in a distributed crawl")
+	fs.StringVar(&o.nodes, "nodes", "", "all node names of a distributed crawl, comma-separated (the same list on every node)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags]\n\nflags:\n")
 		fs.PrintDefaults()
@@ -126,6 +142,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"limits and delays cannot be negative"}
 	case o.demo && (o.demoHosts < 1 || o.demoPages < 1):
 		return nil, usageError{"-demo-hosts and -demo-pages must be at least 1"}
+	case (o.natsURL != "" || o.natsEmbed != "") && (o.node == "" || o.nodes == ""):
+		return nil, usageError{"a distributed crawl (-nats or -nats-embed) needs -node NAME and -nodes NAME,NAME,..."}
+	case (o.node != "" || o.nodes != "") && o.natsURL == "" && o.natsEmbed == "":
+		return nil, usageError{"-node and -nodes need -nats URL or -nats-embed ADDR"}
+	case o.node != "" && !slices.Contains(strings.Split(o.nodes, ","), o.node):
+		return nil, usageError{fmt.Sprintf("-node %q is not in -nodes %q", o.node, o.nodes)}
 	}
 	if o.dnsServer != "" {
 		if _, err := netip.ParseAddrPort(o.dnsServer); err != nil {
@@ -290,9 +312,30 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
+	var node *cluster.Node
+	if o.node != "" {
+		node, err = cluster.NewNode(ctx, cluster.Options{
+			Name: o.node, Nodes: strings.Split(o.nodes, ","),
+			NATSURL: o.natsURL, EmbedAddr: o.natsEmbed, Index: shard,
+		})
+		if err != nil {
+			return fmt.Errorf("joining the cluster: %w", err)
+		}
+		defer node.Close()
+		node.Configure(&cfg)
+		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.node, o.nodes, node.ClientURL())
+	}
+
 	c, err := crawlkit.New(cfg)
 	if err != nil {
 		return err
+	}
+	if node != nil {
+		// Start consumes the URLs other nodes send to this one; without
+		// it Run would never see the cluster idle.
+		if err := node.Start(ctx, c); err != nil {
+			return fmt.Errorf("joining the cluster: %w", err)
+		}
 	}
 	if status != nil {
 		status.stats = c.Stats
@@ -309,7 +352,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s", stats.Summary())
-	if stats.Pages() == 0 {
+	if stats.Pages() == 0 && node == nil {
 		return fmt.Errorf("no page could be fetched (%d fetch errors, %d robots denials): check the seeds, -dns and -allow-private", stats.Outcomes[crawlkit.FetchError], stats.Outcomes[crawlkit.RobotsDenied])
 	}
 
