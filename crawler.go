@@ -45,6 +45,9 @@ type Crawler struct {
 	// behalf of a worker took, so the worker waits k × that before
 	// fetching the page: the robots.txt request counts for politeness.
 	robotsFetched sync.Map // host → time.Duration
+	// robotsErr holds, per host, the error of its last robots.txt fetch
+	// if that failed to get an answer (DNS, refused address, timeout).
+	robotsErr sync.Map // host → error
 
 	retryMu sync.Mutex
 	retries map[string]int // URL → retries so far (429/503, transient errors)
@@ -169,9 +172,15 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 		}
 		c.robotsFetched.Store(strings.ToLower(u.Hostname()), d)
 	}
+	host := strings.ToLower(u.Hostname())
 	if err != nil {
+		// The Cache will answer "disallow all" for this host (RFC 9309
+		// §2.3.1.4) until the next attempt; the URLs it turns away are
+		// counted as failures of this kind, not as robots denials.
+		c.robotsErr.Store(host, err)
 		return nil, err
 	}
+	c.robotsErr.Delete(host)
 	rr := &robots.Response{Status: resp.Status, Body: resp.Body}
 	if resp.Location != nil {
 		rr.Location = resp.Location.String()

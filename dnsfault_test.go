@@ -125,8 +125,7 @@ func TestCrawlUnderDNSFaults(t *testing.T) {
 	}
 	checkFetchErrorAccounting(t, s)
 	if s.Errors[fetch.KindDNS.String()] == 0 {
-		t.Skipf("known bug: a host whose name does not resolve ends RobotsDenied and no failure is counted under the dns kind "+
-			"(process.go: a robots.Allowed error is turned into allowed=false without c.c.fetchError; robots denied %d, errors %v)",
+		t.Errorf("a host whose name does not resolve was not counted under the dns kind: robots denied %d, errors %v",
 			s.Outcomes[RobotsDenied], s.Errors)
 	}
 }

@@ -51,6 +51,20 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		allowed = false
 	}
 	if !allowed {
+		if e, ok := c.robotsErr.Load(host); ok {
+			// Not a denial: robots.txt could not be fetched at all, so
+			// the host is unreachable. Count the failure under its kind.
+			err := e.(error)
+			kind := fetch.KindOther
+			var fe *fetch.Error
+			if errors.As(err, &fe) {
+				kind = fe.Kind
+			}
+			c.c.fetchError(kind)
+			c.reportError(l.URL.URL, err)
+			c.finish(l, FetchError, frontier.Result{Err: err, CrawlDelay: crawlDelay})
+			return
+		}
 		c.finish(l, RobotsDenied, frontier.Result{CrawlDelay: crawlDelay})
 		return
 	}

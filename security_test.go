@@ -178,8 +178,6 @@ func TestSecurityGuards(t *testing.T) {
 	}
 	checkFetchErrorAccounting(t, s)
 	if s.Errors[fetch.KindRefused.String()] < 2 {
-		t.Skipf("known bug: a host whose every address is private ends RobotsDenied (its robots.txt fetch is refused "+
-			"and process.go turns the robots.Allowed error into allowed=false) and the refusal is not counted under "+
-			"\"refused address\": errors %v, robots denied %d", s.Errors, s.Outcomes[RobotsDenied])
+		t.Errorf("refusals of private addresses not counted under \"refused address\": errors %v, robots denied %d", s.Errors, s.Outcomes[RobotsDenied])
 	}
 }

@@ -180,8 +180,9 @@ func (c *counters) filtered(reason string) {
 	c.mu.Unlock()
 }
 
+// fetchError counts a failure under its kind; the FetchError outcome
+// itself is counted by finish.
 func (c *counters) fetchError(k fetch.Kind) {
-	c.outcomes[FetchError].Add(1)
 	c.mu.Lock()
 	if c.errors == nil {
 		c.errors = map[string]uint64{}

@@ -59,7 +59,14 @@ func run(ctx context.Context, addr, store, links string, ready func(addr string)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-	srv := &http.Server{Handler: newHandler(s), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{
+		Handler:           newHandler(s),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       10 * time.Second,
+		MaxHeaderBytes:    8 << 10,
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
