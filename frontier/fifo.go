@@ -29,7 +29,7 @@ type FIFO struct {
 	hasHead bool
 	hosts   map[string]*fifoHost
 	sweepAt int
-	wake    chan struct{}
+	waitq   waitq
 	closed  bool
 	queued  int
 	leased  int
@@ -120,7 +120,7 @@ func (f *FIFO) Add(ctx context.Context, urls ...URL) error {
 
 // Next implements Frontier.
 func (f *FIFO) Next(ctx context.Context) (*Lease, error) {
-	return next(ctx, f.clock, &f.mu, &f.wake, f.poll)
+	return next(ctx, f.clock, &f.mu, &f.waitq, f.poll)
 }
 
 // Poll implements Poller.
@@ -229,11 +229,14 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 	return derr
 }
 
+// broadcast tells the waiting Next calls that something changed: the
+// leader looks again (FIFO keeps no ready time to compare with).
 func (f *FIFO) broadcast() {
-	if f.wake != nil {
-		close(f.wake)
-		f.wake = nil
+	if f.closed {
+		f.waitq.all()
+		return
 	}
+	f.waitq.sooner()
 }
 
 // Stats implements Stater. O(1).

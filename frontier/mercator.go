@@ -130,7 +130,7 @@ type Mercator struct {
 	idle    []int32
 	retired map[uint64]int64
 	sweepAt int
-	wake    chan struct{}
+	waitq   waitq
 	closed  bool
 	queued  int
 	leased  int
@@ -251,44 +251,7 @@ var errEmptyURL = errors.New("frontier: empty URL")
 
 // Next implements Frontier.
 func (m *Mercator) Next(ctx context.Context) (*Lease, error) {
-	return next(ctx, m.clock, &m.mu, &m.wake, m.poll)
-}
-
-// next is the blocking loop shared by the frontiers: poll under mu, and
-// when nothing is ready sleep until the ready time, a broadcast on *wake,
-// or the end of ctx.
-func next(ctx context.Context, clock Clock, mu *sync.Mutex, wake *chan struct{}, poll func() (*Lease, time.Time, error)) (*Lease, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		l, ready, err := poll()
-		if l != nil || err != nil {
-			mu.Unlock()
-			return l, err
-		}
-		if *wake == nil {
-			*wake = make(chan struct{})
-		}
-		w := *wake
-		now := clock.Now()
-		mu.Unlock()
-		var t Timer
-		var tc <-chan time.Time
-		if !ready.IsZero() {
-			t = clock.NewTimer(ready.Sub(now))
-			tc = t.C()
-		}
-		select {
-		case <-ctx.Done():
-		case <-w:
-		case <-tc:
-		}
-		if t != nil {
-			t.Stop()
-		}
-	}
+	return next(ctx, m.clock, &m.mu, &m.waitq, m.poll)
 }
 
 // Poll implements Poller.
@@ -585,15 +548,8 @@ func (m *Mercator) readyAt() int64 {
 // computed): waking them on every Add and Done would make 64 idle workers
 // re-poll 64 times per fetch.
 func (m *Mercator) wakeIfSooner(before int64) {
-	if m.wake != nil && m.readyAt() < before {
-		m.broadcast()
-	}
-}
-
-func (m *Mercator) broadcast() {
-	if m.wake != nil {
-		close(m.wake)
-		m.wake = nil
+	if m.waitq.waiting() && m.readyAt() < before {
+		m.waitq.sooner()
 	}
 }
 
@@ -651,7 +607,7 @@ func (m *Mercator) Close() error {
 		return ErrClosed
 	}
 	m.closed = true
-	m.broadcast()
+	m.waitq.all()
 	var err error
 	for j := range m.back {
 		if l := m.back[j].lease; l != nil {
