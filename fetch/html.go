@@ -94,157 +94,123 @@ type tagInfo struct {
 	flags uint8
 }
 
-// lookupTag returns the info of the element named b (lowercase); the zero
-// tagInfo for elements the parser does not look at. A switch, which the
-// compiler turns into a binary search without allocating.
-func lookupTag(b []byte) tagInfo {
-	switch string(b) {
-	case "a":
-		return tagInfo{tagA, 0}
-	case "link":
-		return tagInfo{tagLink, 0}
-	case "meta":
-		return tagInfo{tagMeta, 0}
-	case "base":
-		return tagInfo{tagBase, 0}
-	case "html":
-		return tagInfo{tagHTML, 0}
-	case "script":
-		return tagInfo{tagScript, tagHidden}
-	case "style":
-		return tagInfo{tagStyle, tagHidden}
-	case "template":
-		return tagInfo{tagTemplate, tagHidden}
-	case "noscript":
-		return tagInfo{tagNoscript, tagHidden}
-	case "noembed":
-		return tagInfo{tagNoembed, tagHidden}
-	case "noframes":
-		return tagInfo{tagNoframes, tagHidden}
-	case "iframe":
-		return tagInfo{tagIframe, tagHidden | tagBlock}
-	case "xmp":
-		return tagInfo{tagXmp, tagHidden}
-	case "head":
-		return tagInfo{tagHead, tagHidden}
-	case "p":
-		return tagInfo{tagOther, tagBlock}
-	case "div":
-		return tagInfo{tagOther, tagBlock}
-	case "br":
-		return tagInfo{tagOther, tagBlock}
-	case "li":
-		return tagInfo{tagOther, tagBlock}
-	case "ul":
-		return tagInfo{tagOther, tagBlock}
-	case "ol":
-		return tagInfo{tagOther, tagBlock}
-	case "dl":
-		return tagInfo{tagOther, tagBlock}
-	case "dt":
-		return tagInfo{tagOther, tagBlock}
-	case "dd":
-		return tagInfo{tagOther, tagBlock}
-	case "tr":
-		return tagInfo{tagOther, tagBlock}
-	case "td":
-		return tagInfo{tagOther, tagBlock}
-	case "th":
-		return tagInfo{tagOther, tagBlock}
-	case "table":
-		return tagInfo{tagOther, tagBlock}
-	case "thead":
-		return tagInfo{tagOther, tagBlock}
-	case "tbody":
-		return tagInfo{tagOther, tagBlock}
-	case "tfoot":
-		return tagInfo{tagOther, tagBlock}
-	case "h1":
-		return tagInfo{tagOther, tagBlock}
-	case "h2":
-		return tagInfo{tagOther, tagBlock}
-	case "h3":
-		return tagInfo{tagOther, tagBlock}
-	case "h4":
-		return tagInfo{tagOther, tagBlock}
-	case "h5":
-		return tagInfo{tagOther, tagBlock}
-	case "h6":
-		return tagInfo{tagOther, tagBlock}
-	case "hr":
-		return tagInfo{tagOther, tagBlock}
-	case "section":
-		return tagInfo{tagOther, tagBlock}
-	case "article":
-		return tagInfo{tagOther, tagBlock}
-	case "header":
-		return tagInfo{tagOther, tagBlock}
-	case "footer":
-		return tagInfo{tagOther, tagBlock}
-	case "nav":
-		return tagInfo{tagOther, tagBlock}
-	case "aside":
-		return tagInfo{tagOther, tagBlock}
-	case "main":
-		return tagInfo{tagOther, tagBlock}
-	case "blockquote":
-		return tagInfo{tagOther, tagBlock}
-	case "pre":
-		return tagInfo{tagOther, tagBlock}
-	case "form":
-		return tagInfo{tagOther, tagBlock}
-	case "fieldset":
-		return tagInfo{tagOther, tagBlock}
-	case "legend":
-		return tagInfo{tagOther, tagBlock}
-	case "figure":
-		return tagInfo{tagOther, tagBlock}
-	case "figcaption":
-		return tagInfo{tagOther, tagBlock}
-	case "address":
-		return tagInfo{tagOther, tagBlock}
-	case "option":
-		return tagInfo{tagOther, tagBlock}
-	case "select":
-		return tagInfo{tagOther, tagBlock}
-	case "textarea":
-		return tagInfo{tagOther, tagBlock}
-	case "button":
-		return tagInfo{tagOther, tagBlock}
-	case "label":
-		return tagInfo{tagOther, tagBlock}
-	case "caption":
-		return tagInfo{tagOther, tagBlock}
-	case "body":
-		return tagInfo{tagBody, tagBlock}
-	case "title":
-		return tagInfo{tagTitle, tagBlock}
-	case "img":
-		return tagInfo{tagImg, tagBlock}
-	case "input":
-		return tagInfo{tagOther, tagBlock}
-	case "center":
-		return tagInfo{tagOther, tagBlock}
-	case "details":
-		return tagInfo{tagOther, tagBlock}
-	case "summary":
-		return tagInfo{tagOther, tagBlock}
-	case "dialog":
-		return tagInfo{tagOther, tagBlock}
-	case "frameset":
-		return tagInfo{tagOther, tagBlock}
-	case "frame":
-		return tagInfo{tagFrame, tagBlock}
-	case "area":
-		return tagInfo{tagArea, tagBlock}
-	case "map":
-		return tagInfo{tagOther, tagBlock}
-	case "video":
-		return tagInfo{tagOther, tagBlock}
-	case "audio":
-		return tagInfo{tagOther, tagBlock}
+// knownTags are the elements the parser looks at.
+var knownTags = []struct {
+	name string
+	info tagInfo
+}{
+	{"a", tagInfo{tagA, 0}},
+	{"link", tagInfo{tagLink, 0}},
+	{"meta", tagInfo{tagMeta, 0}},
+	{"base", tagInfo{tagBase, 0}},
+	{"html", tagInfo{tagHTML, 0}},
+	{"script", tagInfo{tagScript, tagHidden}},
+	{"style", tagInfo{tagStyle, tagHidden}},
+	{"template", tagInfo{tagTemplate, tagHidden}},
+	{"noscript", tagInfo{tagNoscript, tagHidden}},
+	{"noembed", tagInfo{tagNoembed, tagHidden}},
+	{"noframes", tagInfo{tagNoframes, tagHidden}},
+	{"iframe", tagInfo{tagIframe, tagHidden | tagBlock}},
+	{"xmp", tagInfo{tagXmp, tagHidden}},
+	{"head", tagInfo{tagHead, tagHidden}},
+	{"p", tagInfo{tagOther, tagBlock}},
+	{"div", tagInfo{tagOther, tagBlock}},
+	{"br", tagInfo{tagOther, tagBlock}},
+	{"li", tagInfo{tagOther, tagBlock}},
+	{"ul", tagInfo{tagOther, tagBlock}},
+	{"ol", tagInfo{tagOther, tagBlock}},
+	{"dl", tagInfo{tagOther, tagBlock}},
+	{"dt", tagInfo{tagOther, tagBlock}},
+	{"dd", tagInfo{tagOther, tagBlock}},
+	{"tr", tagInfo{tagOther, tagBlock}},
+	{"td", tagInfo{tagOther, tagBlock}},
+	{"th", tagInfo{tagOther, tagBlock}},
+	{"table", tagInfo{tagOther, tagBlock}},
+	{"thead", tagInfo{tagOther, tagBlock}},
+	{"tbody", tagInfo{tagOther, tagBlock}},
+	{"tfoot", tagInfo{tagOther, tagBlock}},
+	{"h1", tagInfo{tagOther, tagBlock}},
+	{"h2", tagInfo{tagOther, tagBlock}},
+	{"h3", tagInfo{tagOther, tagBlock}},
+	{"h4", tagInfo{tagOther, tagBlock}},
+	{"h5", tagInfo{tagOther, tagBlock}},
+	{"h6", tagInfo{tagOther, tagBlock}},
+	{"hr", tagInfo{tagOther, tagBlock}},
+	{"section", tagInfo{tagOther, tagBlock}},
+	{"article", tagInfo{tagOther, tagBlock}},
+	{"header", tagInfo{tagOther, tagBlock}},
+	{"footer", tagInfo{tagOther, tagBlock}},
+	{"nav", tagInfo{tagOther, tagBlock}},
+	{"aside", tagInfo{tagOther, tagBlock}},
+	{"main", tagInfo{tagOther, tagBlock}},
+	{"blockquote", tagInfo{tagOther, tagBlock}},
+	{"pre", tagInfo{tagOther, tagBlock}},
+	{"form", tagInfo{tagOther, tagBlock}},
+	{"fieldset", tagInfo{tagOther, tagBlock}},
+	{"legend", tagInfo{tagOther, tagBlock}},
+	{"figure", tagInfo{tagOther, tagBlock}},
+	{"figcaption", tagInfo{tagOther, tagBlock}},
+	{"address", tagInfo{tagOther, tagBlock}},
+	{"option", tagInfo{tagOther, tagBlock}},
+	{"select", tagInfo{tagOther, tagBlock}},
+	{"textarea", tagInfo{tagOther, tagBlock}},
+	{"button", tagInfo{tagOther, tagBlock}},
+	{"label", tagInfo{tagOther, tagBlock}},
+	{"caption", tagInfo{tagOther, tagBlock}},
+	{"body", tagInfo{tagBody, tagBlock}},
+	{"title", tagInfo{tagTitle, tagBlock}},
+	{"img", tagInfo{tagImg, tagBlock}},
+	{"input", tagInfo{tagOther, tagBlock}},
+	{"center", tagInfo{tagOther, tagBlock}},
+	{"details", tagInfo{tagOther, tagBlock}},
+	{"summary", tagInfo{tagOther, tagBlock}},
+	{"dialog", tagInfo{tagOther, tagBlock}},
+	{"frameset", tagInfo{tagOther, tagBlock}},
+	{"frame", tagInfo{tagFrame, tagBlock}},
+	{"area", tagInfo{tagArea, tagBlock}},
+	{"map", tagInfo{tagOther, tagBlock}},
+	{"video", tagInfo{tagOther, tagBlock}},
+	{"audio", tagInfo{tagOther, tagBlock}},
+}
+
+// tagTable holds the known elements by tagHash of their names, one per
+// slot: the hash multiplier is chosen so that no two collide (a test checks
+// it), so a lookup is one hash and one comparison.
+var tagTable = func() (t [256]struct {
+	name string
+	info tagInfo
+}) {
+	for _, k := range knownTags {
+		h := tagHash([]byte(k.name))
+		t[h].name, t[h].info = k.name, k.info
 	}
-	return tagInfo{}
+	return t
+}()
+
+// tagHash hashes the length, the first two and the last byte of a
+// non-empty name, ASCII case folded (imprecisely: lookupTag compares).
+func tagHash(name []byte) uint8 {
+	n := len(name)
+	c1 := name[0]
+	if n > 1 {
+		c1 = name[1]
+	}
+	k := uint32(name[0]|0x20) | uint32(c1|0x20)<<8 | uint32(name[n-1]|0x20)<<16 | uint32(n)<<24
+	return uint8((k * 0xfea1daeb) >> 24)
+}
+
+// lookupTag returns the info of the element named name, in any ASCII case;
+// the zero tagInfo for elements the parser does not look at. It does not
+// allocate.
+func lookupTag(name []byte) tagInfo {
+	if len(name) == 0 || len(name) > 10 {
+		return tagInfo{}
+	}
+	e := &tagTable[tagHash(name)]
+	if len(e.name) != len(name) || !equalFoldBytes(name, e.name) {
+		return tagInfo{}
+	}
+	return e.info
 }
 
 // pendingLink is a link whose href is resolved once the base is known.
@@ -358,8 +324,7 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 }
 
 func (s *htmlState) startTag(raw []byte, selfClosing bool) {
-	var nb [12]byte
-	id, flags, rest := tagName(raw, nb[:0])
+	id, flags, rest := tagName(raw)
 	switch id {
 	case tagA:
 		s.closeAnchor()
@@ -438,8 +403,7 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 }
 
 func (s *htmlState) endTag(raw []byte) {
-	var nb [12]byte
-	id, flags, _ := tagName(raw, nb[:0])
+	id, flags, _ := tagName(raw)
 	switch id {
 	case tagA:
 		s.closeAnchor()
@@ -782,30 +746,29 @@ func collapse(s string) string {
 }
 
 // tagName returns the id and the flags of the tag whose raw bytes are raw
-// ("<A HREF=x>" → tagA), using buf as scratch for the lowercase name, and
-// the bytes after the name. Elements the parser does not act on have id
-// tagOther.
-func tagName(raw []byte, buf []byte) (id, flags uint8, rest []byte) {
+// ("<A HREF=x>" → tagA), and the bytes after the name. Elements the parser
+// does not act on have id tagOther.
+func tagName(raw []byte) (id, flags uint8, rest []byte) {
 	i := 1
 	if i < len(raw) && raw[i] == '/' {
 		i++
 	}
 	j := i
-	for j < len(raw) && !isSpace(raw[j]) && raw[j] != '/' && raw[j] != '>' {
+	for j < len(raw) && !nameEnd[raw[j]] {
 		j++
 	}
-	if j-i > cap(buf) {
-		return tagOther, 0, raw[j:]
-	}
-	for _, c := range raw[i:j] {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
-	}
-	t := lookupTag(buf)
+	t := lookupTag(raw[i:j])
 	return t.id, t.flags, raw[j:]
 }
+
+// nameEnd marks the bytes that end a tag or attribute name: whitespace,
+// "/" and ">".
+var nameEnd = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\r\f/>") {
+		t[c] = true
+	}
+	return t
+}()
 
 // attr returns the value of the first attribute named key (lowercase) in
 // the attribute bytes of a raw start tag, entity-unescaped, following the

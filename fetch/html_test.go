@@ -361,3 +361,21 @@ func BenchmarkHTMLVsTokenizer(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/parse.Seconds()/1e6, "parse-MB/cpu-s")
 	b.ReportMetric(float64(n)*float64(b.N)/bare.Seconds()/1e6, "bare-MB/cpu-s")
 }
+
+// TestLookupTag checks that every known element has its own slot in
+// tagTable (a hash collision would lose one) and that unknown names and
+// near misses are not mistaken for known ones.
+func TestLookupTag(t *testing.T) {
+	for _, k := range knownTags {
+		for _, name := range []string{k.name, strings.ToUpper(k.name)} {
+			if got := lookupTag([]byte(name)); got != k.info {
+				t.Errorf("lookupTag(%q) = %+v, want %+v", name, got, k.info)
+			}
+		}
+	}
+	for _, name := range []string{"", "span", "abbr", "h7", "fieldsex", "frameseT2", "blockquotes", "a\x00", "\x01", "H\x11", "aa"} {
+		if got := lookupTag([]byte(name)); got != (tagInfo{}) {
+			t.Errorf("lookupTag(%q) = %+v, want none", name, got)
+		}
+	}
+}
