@@ -133,7 +133,7 @@ func (g *BVGraph) rebuildOffsets() error {
 	if err := it.Err(); err != nil {
 		return err
 	}
-	end := it.r.Position()
+	end := it.pos
 	vals = append(vals, end)
 	if arcs != g.props.Arcs {
 		return formatErr("decoded %d arcs, properties say %d", arcs, g.props.Arcs)
@@ -255,7 +255,7 @@ func (g *BVGraph) readHeader(r *bitio.Reader, x int) (header, error) {
 
 // scratch holds reusable decoding buffers.
 type scratch struct {
-	extras, resid, merged, blocks []int
+	extras, resid, merged, blocks, ivs []int
 }
 
 // decodeRest decodes the record after the header, given the reference
@@ -543,6 +543,9 @@ type succState struct {
 }
 
 func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
+	if g.fast {
+		return g.successorsFast(x, out, st)
+	}
 	st.r.ResetWords(g.words, g.nbits)
 	r := &st.r
 	chain := st.chain[:0]
@@ -579,6 +582,53 @@ func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
 			dst = st.b
 		}
 		res, err := g.decodeRest(r, h, prev, &st.scratch, dst)
+		if err != nil {
+			return out, err
+		}
+		switch {
+		case i == 0:
+			out = res
+		case i&1 == 0:
+			st.a = res
+		default:
+			st.b = res
+		}
+		prev = res
+	}
+	return out, nil
+}
+
+// successorsFast is successors for the default codes (see decode.go).
+func (g *BVGraph) successorsFast(x int, out []int, st *succState) ([]int, error) {
+	chain := st.chain[:0]
+	for y := x; ; {
+		d, ref, pos, err := g.headerFast(g.offsets.get(y), y)
+		if err != nil {
+			return out, err
+		}
+		chain = append(chain, header{x: y, d: d, ref: ref, pos: pos})
+		if d == 0 || ref == 0 {
+			break
+		}
+		if g.props.MaxRefCount < Unlimited && len(chain) > g.props.MaxRefCount {
+			return out, formatErr("reference chain longer than maxrefcount %d", g.props.MaxRefCount)
+		}
+		y -= ref
+	}
+	st.chain = chain
+	var prev []int
+	for i := len(chain) - 1; i >= 0; i-- {
+		h := chain[i]
+		var dst []int
+		switch {
+		case i == 0:
+			dst = out
+		case i&1 == 0:
+			dst = st.a
+		default:
+			dst = st.b
+		}
+		res, _, err := g.restFast(h.pos, h.x, h.d, h.ref, prev, &st.scratch, dst)
 		if err != nil {
 			return out, err
 		}

@@ -322,6 +322,7 @@ func exerciseGraph(t *testing.T, p *Properties, data, offs []byte) {
 		it := g.NodeIterator()
 		for it.Next() {
 		}
+		checkDecodersAgree(t, p, data, o)
 		var buf []int
 		for x := 0; x < g.NumNodes(); x++ {
 			if buf, err = g.Successors(x, buf); err != nil && !errors.Is(err, ErrFormat) {
@@ -517,5 +518,78 @@ func TestEmptyAndTinyGraphs(t *testing.T) {
 		if _, err := Load(&p, data, nil); err != nil {
 			t.Fatalf("%v: rebuilding offsets: %v", lists, err)
 		}
+	}
+}
+
+// checkDecodersAgree loads the graph twice, once forced onto the generic
+// decoder, and checks that the fast decoder of the default codes gives the
+// same lists, and fails on the same nodes, sequentially and by random access.
+func checkDecodersAgree(t *testing.T, p *Properties, data, offs []byte) {
+	t.Helper()
+	fast, err1 := Load(p, data, offs)
+	slow, err2 := Load(p, data, offs)
+	if (err1 == nil) != (err2 == nil) {
+		t.Fatalf("Load: %v vs %v", err1, err2)
+	}
+	if err1 != nil || !fast.fast {
+		return
+	}
+	slow.fast = false
+	fi, si := fast.NodeIterator(), slow.NodeIterator()
+	for {
+		fn, sn := fi.Next(), si.Next()
+		if fn != sn {
+			t.Fatalf("node %d: fast Next %v (%v), generic %v (%v)", si.Node(), fn, fi.Err(), sn, si.Err())
+		}
+		if !fn {
+			break
+		}
+		if !slices.Equal(fi.Successors(), si.Successors()) {
+			t.Fatalf("node %d: fast %v, generic %v", fi.Node(), fi.Successors(), si.Successors())
+		}
+	}
+	if (fi.Err() == nil) != (si.Err() == nil) || (fi.Err() != nil && !errors.Is(fi.Err(), ErrFormat)) {
+		t.Fatalf("iteration errors: fast %v, generic %v", fi.Err(), si.Err())
+	}
+	var a, b []int
+	for x := 0; x < fast.NumNodes(); x++ {
+		var ea, eb error
+		a, ea = fast.Successors(x, a)
+		b, eb = slow.Successors(x, b)
+		if (ea == nil) != (eb == nil) || (ea == nil && !slices.Equal(a, b)) {
+			t.Fatalf("Successors(%d): fast %v %v, generic %v %v", x, a, ea, b, eb)
+		}
+		if ea != nil && !errors.Is(ea, ErrFormat) {
+			t.Fatalf("Successors(%d): unexpected error class %v", x, ea)
+		}
+	}
+}
+
+// TestDecodersAgree runs the fast and the generic decoders side by side on
+// valid web-like graphs with the default codes and several parameters.
+func TestDecodersAgree(t *testing.T) {
+	tests := []struct {
+		name string
+		o    *Options
+	}{
+		{"defaults", nil},
+		{"window 2 unlimited refs", &Options{WindowSize: 2, MaxRefCount: -1, MinIntervalLength: 2}},
+		{"no intervals", &Options{MinIntervalLength: -1}},
+		{"no references", &Options{WindowSize: -1}},
+		{"zeta 5", &Options{ZetaK: 5}},
+		{"zeta 1", &Options{ZetaK: 1}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lists := randomWebLike(uint64(100+i), sizeFor(2000, 300))
+			g, data, offs := encodeLists(t, lists, tt.o)
+			if !g.fast {
+				t.Fatal("default codes did not select the fast decoder")
+			}
+			checkLists(t, g, lists)
+			p := g.Properties()
+			checkDecodersAgree(t, &p, data, offs)
+			checkDecodersAgree(t, &p, data, nil)
+		})
 	}
 }

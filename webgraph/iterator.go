@@ -19,9 +19,10 @@ import (
 // A NodeIterator is not safe for concurrent use; create one per goroutine.
 type NodeIterator struct {
 	g       *BVGraph
-	r       bitio.Reader
-	x       int // current node, -1 before the first Next
-	slot    int // ring slot of the next node: (x+1) mod len(ring)
+	r       bitio.Reader // generic codes only
+	pos     uint64       // bit position of the next node
+	x       int          // current node, -1 before the first Next
+	slot    int          // ring slot of the next node: (x+1) mod len(ring)
 	ring    [][]int
 	cur     []int
 	s       scratch
@@ -48,34 +49,55 @@ func (it *NodeIterator) Next() bool {
 	it.x++
 	x := it.x
 	if it.onStart != nil {
-		it.onStart(it.r.Position())
+		it.onStart(it.pos)
 	}
-	h, err := it.g.readHeader(&it.r, x)
-	if err != nil {
-		it.err = nodeErr("scan", x, err)
-		return false
-	}
+	g := it.g
 	// slot = x mod (window+1), kept incrementally: no division per node.
 	slot := it.slot
 	if it.slot++; it.slot == len(it.ring) {
 		it.slot = 0
 	}
-	var refList []int
-	if h.ref > 0 {
-		rs := slot - h.ref
-		if rs < 0 {
-			rs += len(it.ring)
+	var out []int
+	if g.fast {
+		d, ref, pos, err := g.headerFast(it.pos, x)
+		if err != nil {
+			it.err = nodeErr("scan", x, err)
+			return false
 		}
-		refList = it.ring[rs]
-	}
-	out, err := it.g.decodeRest(&it.r, h, refList, &it.s, it.ring[slot])
-	it.ring[slot] = out
-	if err != nil {
-		it.err = nodeErr("scan", x, err)
-		return false
+		out, it.pos, err = g.restFast(pos, x, d, ref, it.refList(slot, ref), &it.s, it.ring[slot])
+		it.ring[slot] = out
+		if err != nil {
+			it.err = nodeErr("scan", x, err)
+			return false
+		}
+	} else {
+		h, err := g.readHeader(&it.r, x)
+		if err != nil {
+			it.err = nodeErr("scan", x, err)
+			return false
+		}
+		out, err = g.decodeRest(&it.r, h, it.refList(slot, h.ref), &it.s, it.ring[slot])
+		it.ring[slot] = out
+		if err != nil {
+			it.err = nodeErr("scan", x, err)
+			return false
+		}
+		it.pos = it.r.Position()
 	}
 	it.cur = out
 	return true
+}
+
+// refList returns the list ref nodes before the one in slot (nil if ref is 0).
+func (it *NodeIterator) refList(slot, ref int) []int {
+	if ref == 0 {
+		return nil
+	}
+	rs := slot - ref
+	if rs < 0 {
+		rs += len(it.ring)
+	}
+	return it.ring[rs]
 }
 
 // Node returns the current node id.

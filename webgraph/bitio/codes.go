@@ -14,6 +14,7 @@ var (
 	gammaTable [1 << tableBits]uint32
 	deltaTable [1 << tableBits]uint32
 	zetaTables [maxTableK + 1]*[1 << tableBits]uint32
+	zeta3Table [1 << tableBits]uint32 // a copy of zetaTables[3], one load closer
 )
 
 func init() {
@@ -39,6 +40,7 @@ func init() {
 		fill(t, func(v uint64) (uint64, uint) { return zetaWord(v, k) })
 		zetaTables[k] = t
 	}
+	zeta3Table = *zetaTables[3]
 }
 
 // gammaWord returns the γ code word of v (v < 2^32) right-aligned, and its length.

@@ -1,0 +1,323 @@
+package webgraph
+
+import (
+	"slices"
+
+	"github.com/crawlkit/crawlkit/webgraph/bitio"
+)
+
+// This file is the decoder for graphs with the default codes (γ outdegrees,
+// block counts, blocks and intervals, unary references, ζ_k residuals),
+// which is what Java WebGraph writes unless told otherwise. It keeps the bit
+// position in a local variable, decodes each code word from one 64-bit
+// window with bitio's word decoders and falls back to a bitio.Reader only
+// for words longer than the window. Positions are checked against the
+// stream length at each node's header, in the residual loop and at the end
+// of the record: every loop is bounded by a count validated against the
+// outdegree or the reference list, so a corrupt stream costs bounded work
+// and ends in ErrFormat. The generic decoder (decodeRest) handles every
+// other combination of codes; the tests check that both agree, also on
+// corrupt streams.
+
+// errPos is where a failed read leaves the position: past every stream
+// length, so the next check reports it, and far from overflow.
+const errPos = 1 << 62
+
+// slowCode reads one code word at pos with a bitio.Reader: the path for
+// words longer than 64 bits and for reads past the end. It returns the
+// value and the position after it, or 0, errPos on a read error.
+func slowCode(words []uint64, pos uint64, c Code, k uint) (uint64, uint64) {
+	if pos >= errPos {
+		return 0, errPos
+	}
+	var r bitio.Reader
+	r.ResetWords(words, uint64(len(words))*64)
+	r.SetPosition(pos)
+	var v uint64
+	switch c {
+	case CodeUnary:
+		v = r.ReadUnary()
+	case CodeZeta:
+		v = r.ReadZeta(k)
+	default:
+		v = r.ReadGamma()
+	}
+	if r.Err() != nil {
+		return 0, errPos
+	}
+	return v, r.Position()
+}
+
+// gammaAt reads a γ code at pos; for the less frequent reads (the hot ones
+// are written out in place, since this does not inline).
+func gammaAt(words []uint64, pos uint64) (uint64, uint64) {
+	if v, n := bitio.GammaWord(bitio.Peek(words, pos)); n != 0 {
+		return v, pos + uint64(n)
+	}
+	return slowCode(words, pos, CodeGamma, 0)
+}
+
+// posErr reports a position past the end of the stream.
+func (g *BVGraph) posErr(pos uint64) error {
+	if pos >= errPos {
+		return formatErr("corrupt code word or read past the end of the stream")
+	}
+	return formatErr("read past the end of the stream (bit %d of %d)", pos, g.nbits)
+}
+
+// valueErr reports a decoded value out of range, or the overrun that
+// produced it.
+func (g *BVGraph) valueErr(pos uint64, format string, args ...any) error {
+	if pos > g.nbits {
+		return g.posErr(pos)
+	}
+	return formatErr(format, args...)
+}
+
+// headerFast reads the outdegree and the reference of node x at pos.
+func (g *BVGraph) headerFast(pos uint64, x int) (d, ref int, next uint64, err error) {
+	words := g.words
+	v, nb := bitio.GammaWord(bitio.Peek(words, pos))
+	if nb == 0 {
+		v, pos = slowCode(words, pos, CodeGamma, 0)
+	} else {
+		pos += uint64(nb)
+	}
+	if v > uint64(g.props.Nodes) {
+		return 0, 0, pos, g.valueErr(pos, "outdegree %d exceeds node count", v)
+	}
+	if v > 0 && g.window > 0 {
+		r, nb := bitio.UnaryWord(bitio.Peek(words, pos))
+		if nb == 0 {
+			r, pos = slowCode(words, pos, CodeUnary, 0)
+		} else {
+			pos += uint64(nb)
+		}
+		if r > uint64(g.window) || r > uint64(x) {
+			return 0, 0, pos, g.valueErr(pos, "reference %d out of window %d", r, g.window)
+		}
+		ref = int(r)
+	}
+	if pos > g.nbits {
+		return 0, 0, pos, g.posErr(pos)
+	}
+	return int(v), ref, pos, nil
+}
+
+// restFast decodes the record of node x after its header (outdegree d,
+// reference ref, the referenced list refList) from pos, appending the
+// successors to out[:0]; it returns them and the position after the record.
+// Lists made of one source only (copied arcs, residuals, intervals) are
+// written straight into out; otherwise the sources are merged into out,
+// which grows at most once.
+func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch, out []int) ([]int, uint64, error) {
+	out = out[:0]
+	if d == 0 {
+		return out, pos, nil
+	}
+	words, limit, n := g.words, g.nbits, g.props.Nodes
+	ncopied := 0
+	blocks := s.blocks[:0]
+	if ref > 0 {
+		bc, nb := bitio.GammaWord(bitio.Peek(words, pos))
+		if nb == 0 {
+			bc, pos = slowCode(words, pos, CodeGamma, 0)
+		} else {
+			pos += uint64(nb)
+		}
+		if bc > uint64(len(refList))+1 {
+			return out, pos, g.valueErr(pos, "block count %d for a reference list of %d", bc, len(refList))
+		}
+		total := 0
+		for i := 0; i < int(bc); i++ {
+			b, nb := bitio.GammaWord(bitio.Peek(words, pos))
+			if nb == 0 {
+				b, pos = slowCode(words, pos, CodeGamma, 0)
+			} else {
+				pos += uint64(nb)
+			}
+			if i > 0 {
+				b++
+			}
+			if b > uint64(len(refList)-total) {
+				return out, pos, g.valueErr(pos, "blocks exceed the reference list")
+			}
+			total += int(b)
+			if i&1 == 0 {
+				ncopied += int(b)
+			}
+			blocks = append(blocks, int(b))
+		}
+		if len(blocks)&1 == 0 {
+			ncopied += len(refList) - total
+		}
+		s.blocks = blocks
+	}
+	extra := d - ncopied
+	if extra < 0 {
+		return out, pos, g.valueErr(pos, "copied %d arcs, outdegree is %d", ncopied, d)
+	}
+	if extra == 0 {
+		if pos > limit {
+			return out, pos, g.posErr(pos)
+		}
+		return appendCopied(slices.Grow(out, d), refList, blocks), pos, nil
+	}
+	ivs := s.ivs[:0] // (left, length) pairs
+	if g.minInt > 0 {
+		ic, nb := bitio.GammaWord(bitio.Peek(words, pos))
+		if nb == 0 {
+			ic, pos = slowCode(words, pos, CodeGamma, 0)
+		} else {
+			pos += uint64(nb)
+		}
+		if ic > uint64(extra/g.minInt) {
+			return out, pos, g.valueErr(pos, "%d intervals for %d extra arcs", ic, extra)
+		}
+		prev := 0
+		for i := 0; i < int(ic); i++ {
+			var v, l uint64
+			v, pos = gammaAt(words, pos)
+			var left int
+			if i == 0 {
+				if v > 2*uint64(n)+1 {
+					return out, pos, g.valueErr(pos, "interval start out of range")
+				}
+				left = x + nat2int(v)
+			} else {
+				if v >= uint64(n) {
+					return out, pos, g.valueErr(pos, "interval gap out of range")
+				}
+				left = prev + int(v) + 1
+			}
+			l, pos = gammaAt(words, pos)
+			if l > uint64(extra) {
+				return out, pos, g.valueErr(pos, "interval longer than the extra arcs")
+			}
+			ln := int(l) + g.minInt
+			if left < 0 || ln > extra || left+ln > n {
+				return out, pos, g.valueErr(pos, "interval [%d, %d) out of range", left, left+ln)
+			}
+			ivs = append(ivs, left, ln)
+			extra -= ln
+			prev = left + ln
+		}
+		s.ivs = ivs
+	}
+	direct := ncopied == 0 && len(ivs) == 0
+	var resid []int
+	if direct {
+		resid = slices.Grow(out, extra)[:extra]
+	} else {
+		resid = slices.Grow(s.resid[:0], extra)[:extra]
+	}
+	if extra > 0 {
+		zk := g.zk
+		w := bitio.Peek(words, pos)
+		var v uint64
+		var nb uint
+		if zk == 3 {
+			v, nb = bitio.Zeta3Short(w)
+		}
+		if nb == 0 {
+			v, nb = bitio.ZetaWord(w, zk)
+		}
+		if nb == 0 {
+			v, pos = slowCode(words, pos, CodeZeta, zk)
+		} else {
+			pos += uint64(nb)
+		}
+		if v > 2*uint64(n)+1 {
+			return out, pos, g.valueErr(pos, "first residual out of range")
+		}
+		cur := x + nat2int(v)
+		if cur < 0 || cur >= n {
+			return out, pos, g.valueErr(pos, "residual %d out of range", cur)
+		}
+		resid[0] = cur
+		for i := 1; i < len(resid); i++ {
+			w := bitio.Peek(words, pos)
+			var gap uint64
+			var nb uint
+			if zk == 3 {
+				gap, nb = bitio.Zeta3Short(w)
+			}
+			if nb == 0 {
+				gap, nb = bitio.ZetaWord(w, zk)
+			}
+			if nb == 0 {
+				gap, pos = slowCode(words, pos, CodeZeta, zk)
+			} else {
+				pos += uint64(nb)
+			}
+			if gap >= uint64(n-cur) || pos > limit {
+				return out, pos, g.valueErr(pos, "residual gap out of range")
+			}
+			cur += int(gap) + 1
+			resid[i] = cur
+		}
+	}
+	if pos > limit {
+		return out, pos, g.posErr(pos)
+	}
+	if direct {
+		return resid, pos, nil
+	}
+	s.resid = resid
+	out = slices.Grow(out, d)
+	var ok bool
+	if ncopied == 0 {
+		out, ok = mergeIntervals(out, ivs, resid)
+	} else {
+		extras := resid
+		if len(ivs) > 0 {
+			extras, ok = mergeIntervals(s.extras[:0], ivs, resid)
+			s.extras = extras
+			if !ok {
+				return out, pos, formatErr("repeated successor")
+			}
+		}
+		out, ok = mergeBlocks(out, refList, blocks, ncopied, extras)
+	}
+	if !ok {
+		return out, pos, formatErr("repeated successor")
+	}
+	return out, pos, nil
+}
+
+// appendCopied appends the arcs of refList selected by the copy blocks (the
+// even positions of blocks, and the tail when their count is even).
+func appendCopied(out, refList, blocks []int) []int {
+	k := 0
+	for i, b := range blocks {
+		if i&1 == 0 {
+			out = append(out, refList[k:k+b]...)
+		}
+		k += b
+	}
+	if len(blocks)&1 == 0 {
+		out = append(out, refList[k:]...)
+	}
+	return out
+}
+
+// mergeIntervals appends the union of the intervals ivs ((left, length)
+// pairs, increasing and disjoint) and the strictly increasing resid to out;
+// ok is false if a residual falls inside an interval.
+func mergeIntervals(out, ivs, resid []int) ([]int, bool) {
+	j := 0
+	for p := 0; p+1 < len(ivs); p += 2 {
+		l, e := ivs[p], ivs[p]+ivs[p+1]
+		for j < len(resid) && resid[j] < l {
+			out = append(out, resid[j])
+			j++
+		}
+		if j < len(resid) && resid[j] < e {
+			return out, false
+		}
+		for v := l; v < e; v++ {
+			out = append(out, v)
+		}
+	}
+	return append(out, resid[j:]...), true
+}
