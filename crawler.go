@@ -181,6 +181,7 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 		return nil, err
 	}
 	c.robotsErr.Delete(host)
+	c.exchange(ctx, resp, start)
 	rr := &robots.Response{Status: resp.Status, Body: resp.Body}
 	if resp.Location != nil {
 		rr.Location = resp.Location.String()

@@ -101,6 +101,17 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 	}
 	c.c.statusCode(resp.Status)
 	c.c.bytes.Add(int64(len(resp.Body)))
+	// Every response that does not become a page (a redirect, an error
+	// status, a 304) still goes to the sinks that archive exchanges, so
+	// that a replay of the archive sees what the crawl saw. Duplicates are
+	// left out: their content is archived under the URL it was first seen
+	// at, and a replay must not find a second copy to keep instead.
+	kept := false
+	defer func() {
+		if !kept {
+			c.exchange(ctx, resp, start)
+		}
+	}()
 
 	switch {
 	case resp.NotModified():
@@ -156,6 +167,7 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		fp = dedup.TextFingerprint(resp.Body)
 		res.Fingerprint = fp
 		if seen, err := c.bodySeen.TestAndAdd(ctx, fp); err == nil && seen {
+			kept = true // its content is archived at the URL first seen with it
 			c.finishRevisit(l, DuplicateContent, res)
 			return
 		}
@@ -166,6 +178,7 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		} else {
 			res.Fingerprint = m.Fingerprint
 			if m.Seen {
+				kept = true // its content is archived at the URL first seen with it
 				c.finishRevisit(l, DuplicateContent, res)
 				return
 			}
@@ -180,6 +193,7 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 	// Sinks and OnPage see the page before its links are prioritized, so
 	// a prioritizer that scores links by their source page (a focused
 	// crawler) can learn from it.
+	kept = true
 	for _, s := range c.cfg.Sinks {
 		if err := s.Write(ctx, page); err != nil {
 			c.sinkErrors.Add(1)
@@ -339,6 +353,21 @@ func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 	c.c.received.Add(uint64(len(urls)))
 	_, err := c.admit(ctx, batch)
 	return err
+}
+
+// exchange hands a response that is not a page to the sinks that archive
+// every exchange (ExchangeSink).
+func (c *Crawler) exchange(ctx context.Context, resp *fetch.Response, start time.Time) {
+	for _, s := range c.cfg.Sinks {
+		es, ok := s.(ExchangeSink)
+		if !ok {
+			continue
+		}
+		if err := es.Exchange(ctx, resp, start); err != nil {
+			c.sinkErrors.Add(1)
+			c.cfg.Logger.Error("crawlkit: sink", "url", resp.URL.String(), "err", err)
+		}
+	}
 }
 
 // finish reports a lease done with its final outcome.

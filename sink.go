@@ -40,6 +40,18 @@ type Sink interface {
 	Close() error
 }
 
+// ExchangeSink is implemented by sinks that archive every HTTP exchange of
+// the crawl, not only the pages kept: Exchange receives each response that
+// is not handed to Write — robots.txt, redirects, error statuses, 304s;
+// not duplicate content, archived once at its first URL — with the time
+// its fetch started. WARCSink implements
+// it, so that replaying an archive (warc.Replay) reproduces the crawl,
+// redirects and robots.txt included. Safe for concurrent use, like Write.
+type ExchangeSink interface {
+	Sink
+	Exchange(ctx context.Context, resp *fetch.Response, fetched time.Time) error
+}
+
 // SinkFunc adapts a function to a Sink whose Close does nothing.
 type SinkFunc func(ctx context.Context, p *Page) error
 

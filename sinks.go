@@ -59,6 +59,20 @@ func (s *WARCSink) Write(_ context.Context, p *Page) error {
 	return err
 }
 
+// Exchange implements ExchangeSink: a response that is not a page (a
+// redirect, robots.txt, an error status, a 304) is archived as a request
+// and a response record.
+func (s *WARCSink) Exchange(_ context.Context, resp *fetch.Response, fetched time.Time) error {
+	ip := ""
+	if resp.Addr.IsValid() {
+		ip = resp.Addr.Addr().String()
+	}
+	_, _, err := s.w.WriteExchange(resp.URL.String(), ip, fetched, requestBytes(resp), HTTPResponseBytes(resp), nil)
+	return err
+}
+
+var _ ExchangeSink = (*WARCSink)(nil)
+
 // Files returns the WARC files written so far.
 func (s *WARCSink) Files() []string { return s.w.Files() }
 
@@ -67,8 +81,10 @@ func (s *WARCSink) Close() error { return s.w.Close() }
 
 // HTTPRequestBytes reconstructs the GET request of a page as it was sent
 // (method, target, Host); headers the fetcher adds are not known here.
-func HTTPRequestBytes(p *Page) []byte {
-	u := p.Response.URL
+func HTTPRequestBytes(p *Page) []byte { return requestBytes(p.Response) }
+
+func requestBytes(resp *fetch.Response) []byte {
+	u := resp.URL
 	var b strings.Builder
 	b.WriteString("GET ")
 	b.WriteString(u.RequestURI())
