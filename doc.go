@@ -50,7 +50,11 @@
 //     terms.
 //   - webgraph: the Boldi–Vigna compressed graph, file-compatible with Java
 //     WebGraph, behind a connectivity-server interface.
-//   - warc: WARC 1.1 files, the crawler's archive.
+//   - cluster: the distributed crawl of Figure 20.2 on NATS: host
+//     splitter, content-seen partitioned by fingerprint, scatter-gather
+//     search over the nodes' index shards.
+//   - warc: WARC 1.1 files, the crawler's archive, and a Fetcher that
+//     replays them.
 //
 // # Using the crawler
 //
