@@ -43,6 +43,7 @@ var outcomeNames = [...]string{
 	ParseError: "parse error", Retried: "retried", Sent: "sent to peer",
 }
 
+// String returns the outcome's name as Stats.Summary prints it.
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
 		return outcomeNames[o]
