@@ -19,6 +19,7 @@ type Error struct {
 	Err    error
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	if e.Op == "read" {
 		return fmt.Sprintf("warc: read at offset %d: %v", e.Offset, e.Err)
@@ -26,6 +27,7 @@ func (e *Error) Error() string {
 	return "warc: " + e.Op + ": " + e.Err.Error()
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrFormat is wrapped by every error about malformed input.
