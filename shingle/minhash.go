@@ -20,9 +20,9 @@ const (
 	OnePermutation Method = iota
 	// Classic is the textbook MinHash (IIR §19.6, Broder 1997): K
 	// independent hash functions h_i(s) = XXH64(seed_i, s) of the
-	// shingle's bytes (see Shingles), signature[i] = min over shingles. Cost: O(K) per
-	// shingle. It is the reference the one-permutation sketch is tested
-	// against.
+	// shingle's words joined by single spaces, signature[i] = min over
+	// shingles. Cost: O(K) hashes per shingle. It is the reference the
+	// one-permutation sketch is tested against.
 	Classic
 )
 
@@ -91,6 +91,8 @@ type Sketcher struct {
 	tok    Tokenizer
 	norm   []byte   // split: the words joined by spaces
 	starts []int    // split: word offsets in norm
+	codes  []uint64 // split: word codes (see Shingles)
+	mask   []uint64 // split: bitmap of candidate word bytes
 	hashes []uint64 // hashShingles
 	filled []uint64 // bitmap of bins filled before densification
 	seeds  []uint64 // Classic: one seed per hash function

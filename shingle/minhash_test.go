@@ -1,6 +1,7 @@
 package shingle_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -47,33 +48,71 @@ func TestShingles(t *testing.T) {
 	}
 }
 
-// TestShingleEncoding pins the documented byte encoding, computed with the
-// reference XXH64, and a golden value so any change shows.
-func TestShingleEncoding(t *testing.T) {
-	const seed = 42
-	sum := func(b string) uint64 {
+// refShingleHash computes a shingle's hash as Shingles documents it,
+// with the reference XXH64: each word's code (its bytes as a
+// little-endian integer if shorter than 8 bytes, else XXH64(seed, word)
+// with the top bit set), then XXH64 of the codes' little-endian bytes.
+func refShingleHash(seed uint64, words ...string) uint64 {
+	sum := func(b []byte) uint64 {
 		d := xxhash.NewWithSeed(seed)
-		d.Write([]byte(b))
+		d.Write(b)
 		return d.Sum64()
 	}
+	var enc []byte
+	for _, w := range words {
+		var c [8]byte
+		if len(w) < 8 {
+			copy(c[:], w)
+		} else {
+			binary.LittleEndian.PutUint64(c[:], sum([]byte(w))|1<<63)
+		}
+		enc = append(enc, c[:]...)
+	}
+	return sum(enc)
+}
+
+// TestShingleEncoding pins the documented encoding, computed with the
+// reference XXH64, and golden values so any change shows.
+func TestShingleEncoding(t *testing.T) {
+	const seed = 42
 	got := collect("STRASSE? no: Straße is a street", 4, seed)
-	want := []uint64{sum("strasse no straße is"), sum("no straße is a"), sum("straße is a street")}
+	want := []uint64{
+		refShingleHash(seed, "strasse", "no", "straße", "is"),
+		refShingleHash(seed, "no", "straße", "is", "a"),
+		refShingleHash(seed, "straße", "is", "a", "street"),
+	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("shingle hashes %x, want %x", got, want)
 	}
-	if got := collect("Two words", 4, seed); !slices.Equal(got, []uint64{sum("two words")}) {
+	if got := collect("Two words", 4, seed); !slices.Equal(got, []uint64{refShingleHash(seed, "two", "words")}) {
 		t.Fatalf("short text: %x", got)
 	}
-	// A long text, so the window wraps around the internal buffer.
+	// A long text, with words of every length the vocabulary has.
 	words := randomWords(rand.New(rand.NewPCG(1, 1)), 3000)
-	got = collect(joinWords(words), 3, seed)
-	for i := range len(words) - 2 {
-		if got[i] != sum(words[i]+" "+words[i+1]+" "+words[i+2]) {
-			t.Fatalf("shingle %d differs", i)
+	for _, w := range []int{1, 3, 4, 5} {
+		got = collect(joinWords(words), w, seed)
+		for i := range len(words) - w + 1 {
+			if got[i] != refShingleHash(seed, words[i:i+w]...) {
+				t.Fatalf("w=%d: shingle %d differs", w, i)
+			}
 		}
 	}
-	if golden := collect("a rose is a", 4, 0); golden[0] != 0x8aa7fc645ef26892 {
-		t.Fatalf("golden shingle hash changed: %#x", golden[0])
+	// Golden values, computed once with the reference implementation
+	// above; they change only if the encoding does (a breaking change:
+	// stored signatures become incomparable).
+	golden := []struct {
+		text string
+		seed uint64
+		hash uint64
+	}{
+		{"a rose is a", 0, 0xd5af95f02394ccd6},
+		{"Extraordinary ROSES are roses", 0, 0x7ed9233392273ca1},
+		{"a rose is a", 7, 0x7eb62dae9f5e95fc},
+	}
+	for _, g := range golden {
+		if h := collect(g.text, 4, g.seed); h[0] != g.hash {
+			t.Errorf("golden shingle hash of %q seed %d changed: %#x, want %#x", g.text, g.seed, h[0], g.hash)
+		}
 	}
 }
 

@@ -1,24 +1,152 @@
 package shingle
 
-// split tokenizes text into s.norm (the words joined by single spaces,
-// which is the byte encoding of every shingle: see Shingles) and s.starts
-// (the offset of each word, plus a sentinel one past the end), and
-// returns the number of shingles. Separating tokenization from hashing
-// keeps the hash loop free of the tokenizer's unpredictable branches, so
-// consecutive shingle hashes overlap in the pipeline.
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// wordCode returns a word's 64-bit code (see Shingles): its UTF-8 bytes as
+// a little-endian integer if it is shorter than 8 bytes (the top byte is
+// then 0), else XXH64(seed, word) with the top bit set.
+func wordCode(word []byte, seed uint64) uint64 {
+	if len(word) >= 8 {
+		return xxh64(word, seed) | 1<<63
+	}
+	var b [8]byte
+	copy(b[:], word)
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// shingleHash returns XXH64(seed, LE64(codes[0]) || ... ), the hash of a
+// shingle whose words have the given codes.
+func shingleHash(codes []uint64, seed uint64) uint64 {
+	if len(codes) == 4 {
+		return xxh64Words4(codes[0], codes[1], codes[2], codes[3], seed)
+	}
+	return xxh64Words(codes, seed)
+}
+
+// wordMask returns a bit per byte of b[:64], bit j set if b[j] may belong
+// to a word: an ASCII letter or digit, or a byte ≥ 0x80 (part of a
+// multi-byte rune, which the slow path classifies exactly).
+func wordMask(b []byte) uint64 {
+	_ = b[63]
+	var m uint64
+	for k := 0; k < 64; k += 8 {
+		x := binary.LittleEndian.Uint64(b[k:])
+		low, up := classify(x)
+		w := (low | up | x&hi) >> 7 // one bit at the bottom of each word byte
+		m |= (w * 0x0102040810204080 >> 56) << k
+	}
+	return m
+}
+
+// split tokenizes text into s.norm (the words joined by single spaces),
+// s.starts (the offset of each word in norm, plus a sentinel one past the
+// end) and s.codes (each word's code), and returns the number of
+// shingles. It finds the same words as Tokenizer, faster: a first pass
+// marks the bytes that may belong to a word in a bitmap, 64 bytes per
+// word of bitmap; the second pass walks the word starts with
+// TrailingZeros. An ASCII word shorter than 8 bytes, the common case, is
+// lowercased, coded and copied to norm with one 8-byte load and store; a
+// longer word or one with non-ASCII bytes goes through the Tokenizer.
+// Separating tokenization from hashing keeps the hash loop free of
+// branches, so consecutive shingle hashes overlap in the pipeline.
 func (s *Sketcher) split(text []byte) int {
-	norm, starts := s.norm[:0], s.starts[:0]
-	s.tok.Reset(text)
-	for s.tok.Next() {
-		if len(norm) > 0 {
-			norm = append(norm, ' ')
+	n := len(text)
+	// Bitmap of candidate word bytes, with a zero word past the end so
+	// that every word's end is found inside the bitmap.
+	nb := n/64 + 1
+	mask := slices.Grow(s.mask[:0], nb+1)[:nb+1]
+	for b := range n / 64 {
+		mask[b] = wordMask(text[64*b : 64*b+64])
+	}
+	mask[nb-1], mask[nb] = 0, 0
+	for j := 64 * (nb - 1); j < n; j++ {
+		if byteClass[text[j]] != sep {
+			mask[nb-1] |= 1 << (j & 63)
 		}
-		starts = append(starts, len(norm))
-		norm = append(norm, s.tok.Token()...)
+	}
+	s.mask = mask
+
+	norm := slices.Grow(s.norm[:0], n+16)
+	// A word takes at least one byte and a separator.
+	starts := slices.Grow(s.starts[:0], n/2+2)
+	codes := slices.Grow(s.codes[:0], n/2+1)
+	seed := s.opts.Seed
+	var prev uint64 // bit 63 of the previous bitmap word: a word runs on
+	for b := range nb {
+		m := mask[b]
+		st := m &^ (m<<1 | prev>>63) // word starts in this bitmap word
+		prev = m
+		for st != 0 {
+			j := bits.TrailingZeros64(st)
+			st &= st - 1
+			start := 64*b + j
+			// The word ends at the first zero bit at or after j.
+			var end int
+			if r := ^m >> j; r != 0 {
+				end = start + bits.TrailingZeros64(r)
+			} else {
+				c := b + 1
+				for mask[c] == ^uint64(0) {
+					c++
+				}
+				end = 64*c + bits.TrailingZeros64(^mask[c])
+			}
+			// An ASCII word shorter than 16 bytes is read as two
+			// little-endian words x0, x1 and lowercased in place: ASCII
+			// letters and digits all have bit 0x20 set once lowercased.
+			if l := end - start; l < 16 {
+				var x0, x1 uint64
+				if start+16 <= n {
+					x0 = binary.LittleEndian.Uint64(text[start:])
+					x1 = binary.LittleEndian.Uint64(text[start+8:])
+				} else {
+					var t [16]byte
+					copy(t[:], text[start:])
+					x0 = binary.LittleEndian.Uint64(t[:])
+					x1 = binary.LittleEndian.Uint64(t[8:])
+				}
+				l1 := 8 * max(l-8, 0)      // bits of the word in x1
+				m0 := uint64(1)<<(8*l) - 1 // all ones if l ≥ 8
+				m1 := uint64(1)<<l1 - 1    // 0 if l ≤ 8
+				if (x0&m0|x1&m1)&hi == 0 {
+					x0 = (x0 | ones*0x20) & m0
+					x1 = (x1 | ones*0x20) & m1
+					code := x0
+					if l >= 8 {
+						code = xxh64Upto16(x0, x1, l, seed) | 1<<63
+					}
+					if cap(norm)-len(norm) < 16 {
+						norm = slices.Grow(norm, 64)
+					}
+					k := len(norm)
+					starts = append(starts, k)
+					codes = append(codes, code)
+					w := norm[k : k+16]
+					binary.LittleEndian.PutUint64(w, x0|' '<<(8*l))
+					binary.LittleEndian.PutUint64(w[8:], x1|' '<<l1)
+					norm = norm[:k+l+1]
+					continue
+				}
+			}
+			s.tok.Reset(text[start:end])
+			for s.tok.Next() {
+				tok := s.tok.Token()
+				starts = append(starts, len(norm))
+				codes = append(codes, wordCode(tok, seed))
+				norm = append(append(norm, tok...), ' ')
+			}
+		}
+	}
+	if len(norm) > 0 {
+		norm = norm[:len(norm)-1] // the last word's trailing space
 	}
 	words := len(starts)
 	starts = append(starts, len(norm)+1)
-	s.norm, s.starts = norm, starts
+	s.norm, s.starts, s.codes = norm, starts, codes
 	switch {
 	case words == 0:
 		return 0
@@ -28,7 +156,8 @@ func (s *Sketcher) split(text []byte) int {
 	return words - s.opts.W + 1
 }
 
-// shingleBytes returns the encoding of shingle i after split.
+// shingleBytes returns the words of shingle i after split, joined by
+// spaces (the classic method hashes these bytes).
 func (s *Sketcher) shingleBytes(i int) []byte {
 	w := min(s.opts.W, len(s.starts)-1)
 	return s.norm[s.starts[i] : s.starts[i+w]-1]
@@ -38,10 +167,19 @@ func (s *Sketcher) shingleBytes(i int) []byte {
 // values, in the same order, as Shingles yields).
 func (s *Sketcher) hashShingles(text []byte) []uint64 {
 	n := s.split(text)
-	hs := s.hashes[:0]
-	seed := s.opts.Seed
-	for i := range n {
-		hs = append(hs, xxh64(s.shingleBytes(i), seed))
+	hs := slices.Grow(s.hashes[:0], n)[:n]
+	seed, codes := s.opts.Seed, s.codes
+	if w := s.opts.W; w == 4 && len(codes) >= 4 {
+		codes = codes[:n+3]
+		for i := range hs {
+			c := codes[i : i+4 : i+4]
+			hs[i] = xxh64Words4(c[0], c[1], c[2], c[3], seed)
+		}
+	} else {
+		w = min(w, len(codes))
+		for i := range hs {
+			hs[i] = xxh64Words(codes[i:i+w], seed)
+		}
 	}
 	s.hashes = hs
 	return hs
@@ -49,7 +187,7 @@ func (s *Sketcher) hashShingles(text []byte) []uint64 {
 
 // Normalized returns the text last sketched (by Sketch, AppendSketch,
 // Simhash or AppendSketchSimhash) as the Tokenizer sees it: its words,
-// lowercased, joined by single spaces, the bytes shingles are cut from.
-// Callers use it to fingerprint the normalised text without tokenizing
-// twice. It is valid until the next call on s and must not be modified.
+// lowercased, joined by single spaces. Callers use it to fingerprint the
+// normalised text without tokenizing twice. It is valid until the next
+// call on s and must not be modified.
 func (s *Sketcher) Normalized() []byte { return s.norm }

@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +28,46 @@ func TestSplitMatchesShingles(t *testing.T) {
 			want := slices.Collect(ShingleHashes([]byte(text), w, 5))
 			if !slices.Equal(got, want) {
 				t.Fatalf("w=%d %.20q: %d hashes, want %d", w, text, len(got), len(want))
+			}
+		}
+	}
+}
+
+// TestSplitRandom compares the Sketcher's bitmap tokenizer with the
+// Tokenizer on random texts whose words have every length from 1 to 40
+// bytes, mixed case, digits and non-ASCII letters, separated by ASCII and
+// non-ASCII separators, so words start and end at every offset of the
+// 64-byte bitmap words and cross them.
+func TestSplitRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "Z", "q", "7", "é", "Ü", "ß", "東", "e\u0301"}
+	seps := []string{" ", ", ", ".", "\n", "\u00a0", "😀", "\xff", " - "}
+	s, _ := NewSketcher(&Options{W: 3, Seed: 9})
+	for range 300 {
+		var b strings.Builder
+		for range r.IntN(60) {
+			for range 1 + r.IntN(40) {
+				if r.IntN(8) == 0 {
+					b.WriteString(pieces[r.IntN(len(pieces))])
+				} else {
+					b.WriteByte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789"[r.IntN(46)])
+				}
+			}
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		text := []byte(b.String())
+		for cut := range min(len(text), 3) { // also without the final separator
+			text := text[:len(text)-cut]
+			got := slices.Clone(s.hashShingles(text))
+			var words []string
+			for w := range Words(text) {
+				words = append(words, string(w))
+			}
+			if norm := string(s.Normalized()); norm != strings.Join(words, " ") {
+				t.Fatalf("Normalized() = %q, want %q", norm, strings.Join(words, " "))
+			}
+			if want := slices.Collect(ShingleHashes(text, 3, 9)); !slices.Equal(got, want) {
+				t.Fatalf("%q: hashes differ", text)
 			}
 		}
 	}

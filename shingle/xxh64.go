@@ -118,6 +118,44 @@ func xxh64Words(w []uint64, seed uint64) uint64 {
 	return avalanche(h)
 }
 
+// xxh64Words4 returns XXH64(seed, LE64(a) || LE64(b) || LE64(c) ||
+// LE64(d)): xxh64Words for exactly four words, straight-line code for
+// the hash of a 4-shingle.
+func xxh64Words4(a, b, c, d, seed uint64) uint64 {
+	v1 := round(seed+prime1+prime2, a)
+	v2 := round(seed+prime2, b)
+	v3 := round(seed, c)
+	v4 := round(seed-prime1, d)
+	h := bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
+	h = mergeRound(h, v1)
+	h = mergeRound(h, v2)
+	h = mergeRound(h, v3)
+	h = mergeRound(h, v4)
+	return avalanche(h + 32)
+}
+
+// xxh64Upto16 returns XXH64(seed, b) for 8 ≤ len(b) = n < 16, the bytes
+// given as two little-endian words: b[:8] in x0 and b[8:] in the low
+// bytes of x1 (its other bytes zero).
+func xxh64Upto16(x0, x1 uint64, n int, seed uint64) uint64 {
+	h := seed + prime5 + uint64(n)
+	h ^= round(0, x0)
+	h = bits.RotateLeft64(h, 27)*prime1 + prime4
+	n -= 8
+	if n >= 4 {
+		h ^= (x1 & 0xffffffff) * prime1
+		h = bits.RotateLeft64(h, 23)*prime2 + prime3
+		x1 >>= 32
+		n -= 4
+	}
+	for ; n > 0; n-- {
+		h ^= (x1 & 0xff) * prime5
+		h = bits.RotateLeft64(h, 11) * prime1
+		x1 >>= 8
+	}
+	return avalanche(h)
+}
+
 // xxh64Word returns XXH64(seed, LE64(x)).
 func xxh64Word(x, seed uint64) uint64 {
 	h := seed + prime5 + 8

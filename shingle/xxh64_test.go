@@ -30,6 +30,17 @@ func TestXXH64MatchesReference(t *testing.T) {
 			}
 		}
 	}
+	for n := 8; n < 16; n++ {
+		var b [16]byte
+		for i := range b[:n] {
+			b[i] = byte(r.Uint32())
+		}
+		seed := r.Uint64()
+		x0, x1 := binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])
+		if got, want := xxh64Upto16(x0, x1, n, seed), refSeeded(b[:n], seed); got != want {
+			t.Fatalf("xxh64Upto16(len %d) = %x, want %x", n, got, want)
+		}
+	}
 	for n := 0; n <= 20; n++ {
 		words := make([]uint64, n)
 		enc := make([]byte, 8*n)
@@ -40,6 +51,11 @@ func TestXXH64MatchesReference(t *testing.T) {
 		seed := r.Uint64()
 		if got, want := xxh64Words(words, seed), refSeeded(enc, seed); got != want {
 			t.Fatalf("xxh64Words(%d words) = %x, want %x", n, got, want)
+		}
+		if n == 4 {
+			if got, want := xxh64Words4(words[0], words[1], words[2], words[3], seed), refSeeded(enc, seed); got != want {
+				t.Fatalf("xxh64Words4 = %x, want %x", got, want)
+			}
 		}
 		if n == 1 {
 			if got, want := xxh64Word(words[0], seed), refSeeded(enc, seed); got != want {
