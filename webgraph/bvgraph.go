@@ -628,7 +628,7 @@ func (g *BVGraph) successorsFast(x int, out []int, st *succState) ([]int, error)
 		default:
 			dst = st.b
 		}
-		res, _, err := g.restFast(h.pos, h.x, h.d, h.ref, prev, &st.scratch, dst)
+		res, _, err := g.restFast(h.pos, h.x, h.d, h.ref, prev, nil, 0, &st.scratch, dst)
 		if err != nil {
 			return out, err
 		}

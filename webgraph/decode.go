@@ -104,20 +104,57 @@ func (g *BVGraph) headerFast(pos uint64, x int) (d, ref int, next uint64, err er
 	return int(v), ref, pos, nil
 }
 
-// restFast decodes the record of node x after its header (outdegree d,
-// reference ref, the referenced list refList) from pos, appending the
-// successors to out[:0]; it returns them and the position after the record.
-// Lists made of one source only (copied arcs, residuals, intervals) are
-// written straight into out; otherwise the sources are merged into out,
-// which grows at most once.
-func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch, out []int) ([]int, uint64, error) {
+// restFast decodes the record of node x from pos, appending the successors
+// to out[:0]; it returns them and the position after the record. With ring
+// nil, pos is just after the header, whose outdegree d and reference ref
+// are given with the referenced list refList. With ring non-nil (the
+// sequential window, x in ring[slot]) pos is at the start of the record and
+// the header is read here, saving a call per node.
+//
+// out grows at most twice, the second time to the outdegree. Copied arcs are appended as the blocks
+// are read; residuals are decoded straight into out when they are the only
+// source, intervals stay (left, length) runs, and extra arcs are merged
+// into the copied ones in place from the back, so copied arcs below the
+// first extra one never move.
+func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]int, slot int, s *scratch, out []int) ([]int, uint64, error) {
+	words, limit, n := g.words, g.nbits, g.props.Nodes
+	if ring != nil {
+		v, nb := bitio.GammaWord(bitio.Peek(words, pos))
+		if nb == 0 {
+			v, pos = slowCode(words, pos, CodeGamma, 0)
+		} else {
+			pos += uint64(nb)
+		}
+		if v > uint64(n) {
+			return out[:0], pos, g.valueErr(pos, "outdegree %d exceeds node count", v)
+		}
+		d = int(v)
+		if d > 0 && g.window > 0 {
+			r, nb := bitio.UnaryWord(bitio.Peek(words, pos))
+			if nb == 0 {
+				r, pos = slowCode(words, pos, CodeUnary, 0)
+			} else {
+				pos += uint64(nb)
+			}
+			if r > uint64(g.window) || r > uint64(x) {
+				return out[:0], pos, g.valueErr(pos, "reference %d out of window %d", r, g.window)
+			}
+			if ref = int(r); ref > 0 {
+				rs := slot - ref
+				if rs < 0 {
+					rs += len(ring)
+				}
+				refList = ring[rs]
+			}
+		}
+		if pos > limit {
+			return out[:0], pos, g.posErr(pos)
+		}
+	}
 	out = out[:0]
 	if d == 0 {
 		return out, pos, nil
 	}
-	words, limit, n := g.words, g.nbits, g.props.Nodes
-	ncopied := 0
-	blocks := s.blocks[:0]
 	if ref > 0 {
 		bc, nb := bitio.GammaWord(bitio.Peek(words, pos))
 		if nb == 0 {
@@ -128,7 +165,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch,
 		if bc > uint64(len(refList))+1 {
 			return out, pos, g.valueErr(pos, "block count %d for a reference list of %d", bc, len(refList))
 		}
-		total := 0
+		k := 0
 		for i := 0; i < int(bc); i++ {
 			b, nb := bitio.GammaWord(bitio.Peek(words, pos))
 			if nb == 0 {
@@ -139,20 +176,19 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch,
 			if i > 0 {
 				b++
 			}
-			if b > uint64(len(refList)-total) {
+			if b > uint64(len(refList)-k) {
 				return out, pos, g.valueErr(pos, "blocks exceed the reference list")
 			}
-			total += int(b)
 			if i&1 == 0 {
-				ncopied += int(b)
+				out = append(out, refList[k:k+int(b)]...)
 			}
-			blocks = append(blocks, int(b))
+			k += int(b)
 		}
-		if len(blocks)&1 == 0 {
-			ncopied += len(refList) - total
+		if bc&1 == 0 {
+			out = append(out, refList[k:]...)
 		}
-		s.blocks = blocks
 	}
+	ncopied := len(out)
 	extra := d - ncopied
 	if extra < 0 {
 		return out, pos, g.valueErr(pos, "copied %d arcs, outdegree is %d", ncopied, d)
@@ -161,7 +197,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch,
 		if pos > limit {
 			return out, pos, g.posErr(pos)
 		}
-		return appendCopied(slices.Grow(out, d), refList, blocks), pos, nil
+		return out, pos, nil
 	}
 	ivs := s.ivs[:0] // (left, length) pairs
 	if g.minInt > 0 {
@@ -203,6 +239,11 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch,
 			prev = left + ln
 		}
 		s.ivs = ivs
+	}
+	// Every residual takes at least one bit: refuse counts the stream cannot
+	// hold before allocating for them.
+	if pos > limit || uint64(extra) > limit-pos {
+		return out, pos, g.valueErr(pos, "%d residuals in %d bits", extra, limit-min(pos, limit))
 	}
 	direct := ncopied == 0 && len(ivs) == 0
 	var resid []int
@@ -264,20 +305,21 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch,
 		return resid, pos, nil
 	}
 	s.resid = resid
-	out = slices.Grow(out, d)
-	var ok bool
-	if ncopied == 0 {
+	// All counts are validated now: d arcs is what the list holds.
+	out = slices.Grow(out, d-ncopied)
+	ok := true
+	switch {
+	case ncopied == 0:
 		out, ok = mergeIntervals(out, ivs, resid)
-	} else {
-		extras := resid
-		if len(ivs) > 0 {
-			extras, ok = mergeIntervals(s.extras[:0], ivs, resid)
-			s.extras = extras
-			if !ok {
-				return out, pos, formatErr("repeated successor")
-			}
+	case len(ivs) == 0:
+		out, ok = mergeBack(out, d, resid)
+	default:
+		var extras []int
+		extras, ok = mergeIntervals(s.extras[:0], ivs, resid)
+		s.extras = extras
+		if ok {
+			out, ok = mergeBack(out, d, extras)
 		}
-		out, ok = mergeBlocks(out, refList, blocks, ncopied, extras)
 	}
 	if !ok {
 		return out, pos, formatErr("repeated successor")
@@ -285,20 +327,28 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, s *scratch,
 	return out, pos, nil
 }
 
-// appendCopied appends the arcs of refList selected by the copy blocks (the
-// even positions of blocks, and the tail when their count is even).
-func appendCopied(out, refList, blocks []int) []int {
-	k := 0
-	for i, b := range blocks {
-		if i&1 == 0 {
-			out = append(out, refList[k:k+b]...)
+// mergeBack merges the strictly increasing extras into the strictly
+// increasing out, in place from the back: out has len(out)+len(extras) = d
+// ≤ cap(out). Copied arcs below the first extra one stay where they are.
+// ok is false if an extra arc is already in out.
+func mergeBack(out []int, d int, extras []int) ([]int, bool) {
+	i := len(out) - 1
+	out = out[:d]
+	w := d - 1
+	for j := len(extras) - 1; j >= 0; j-- {
+		y := extras[j]
+		for i >= 0 && out[i] > y {
+			out[w] = out[i]
+			w--
+			i--
 		}
-		k += b
+		if i >= 0 && out[i] == y {
+			return out, false
+		}
+		out[w] = y
+		w--
 	}
-	if len(blocks)&1 == 0 {
-		out = append(out, refList[k:]...)
-	}
-	return out
+	return out, true
 }
 
 // mergeIntervals appends the union of the intervals ivs ((left, length)

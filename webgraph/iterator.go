@@ -59,12 +59,8 @@ func (it *NodeIterator) Next() bool {
 	}
 	var out []int
 	if g.fast {
-		d, ref, pos, err := g.headerFast(it.pos, x)
-		if err != nil {
-			it.err = nodeErr("scan", x, err)
-			return false
-		}
-		out, it.pos, err = g.restFast(pos, x, d, ref, it.refList(slot, ref), &it.s, it.ring[slot])
+		var err error
+		out, it.pos, err = g.restFast(it.pos, x, 0, 0, nil, it.ring, slot, &it.s, it.ring[slot])
 		it.ring[slot] = out
 		if err != nil {
 			it.err = nodeErr("scan", x, err)
