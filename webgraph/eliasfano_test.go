@@ -40,3 +40,24 @@ func TestEliasFano(t *testing.T) {
 		})
 	}
 }
+
+// TestSelect64 checks the broadword select against a bit-by-bit scan.
+func TestSelect64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	words := []uint64{1, 1 << 63, ^uint64(0), 0x8000000000000001, 0x00ff00ff00ff00ff, 0xf0f0f0f0f0f0f0f0}
+	for i := 0; i < 2000; i++ {
+		words = append(words, rng.Uint64()&rng.Uint64()|1<<rng.UintN(64))
+	}
+	for _, w := range words {
+		k := 0
+		for p := 0; p < 64; p++ {
+			if w>>p&1 == 0 {
+				continue
+			}
+			if got := select64(w, k); got != p {
+				t.Fatalf("select64(%#x, %d) = %d, want %d", w, k, got, p)
+			}
+			k++
+		}
+	}
+}
