@@ -48,6 +48,30 @@ func slowCode(words []uint64, pos uint64, c Code, k uint) (uint64, uint64) {
 	return v, r.Position()
 }
 
+// refill decodes the code word at pos from a fresh 64-bit window, for the
+// decoding loops of restFast when the word is longer than what is left of
+// their window (or, for ζ_k with k ≠ 3, always). It returns the value, its
+// length and the window and its valid bits before the word: the caller
+// then consumes the length. Words longer than 64 bits and read errors go
+// through slowCode; the position is then already past the word (or errPos)
+// and the length and window are returned empty.
+func refill(words []uint64, pos uint64, c Code, k uint) (v uint64, n uint, w uint64, avail uint, npos uint64) {
+	w = bitio.Peek(words, pos)
+	switch c {
+	case CodeGamma:
+		v, n = bitio.GammaWord(w)
+	case CodeUnary:
+		v, n = bitio.UnaryWord(w)
+	default:
+		v, n = bitio.ZetaWord(w, k)
+	}
+	if n == 0 {
+		v, pos = slowCode(words, pos, c, k)
+		return v, 0, 0, 0, pos
+	}
+	return v, n, w, 64, pos
+}
+
 // gammaAt reads a γ code at pos; for the less frequent reads (the hot ones
 // are written out in place, since this does not inline).
 func gammaAt(words []uint64, pos uint64) (uint64, uint64) {
@@ -118,24 +142,27 @@ func (g *BVGraph) headerFast(pos uint64, x int) (d, ref int, next uint64, err er
 // first extra one never move.
 func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]int, slot int, s *scratch, out []int) ([]int, uint64, error) {
 	words, limit, n := g.words, g.nbits, g.props.Nodes
+	// w holds the next avail bits of the stream from pos, MSB-aligned: one
+	// 64-bit load serves several code words. A word longer than avail
+	// reloads it (see refill).
+	var w uint64
+	var avail uint
 	if ring != nil {
-		v, nb := bitio.GammaWord(bitio.Peek(words, pos))
-		if nb == 0 {
-			v, pos = slowCode(words, pos, CodeGamma, 0)
-		} else {
-			pos += uint64(nb)
+		v, nb := bitio.GammaWord(w)
+		if nb-1 >= avail {
+			v, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
 		}
+		w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 		if v > uint64(n) {
 			return out[:0], pos, g.valueErr(pos, "outdegree %d exceeds node count", v)
 		}
 		d = int(v)
 		if d > 0 && g.window > 0 {
-			r, nb := bitio.UnaryWord(bitio.Peek(words, pos))
-			if nb == 0 {
-				r, pos = slowCode(words, pos, CodeUnary, 0)
-			} else {
-				pos += uint64(nb)
+			r, nb := bitio.UnaryWord(w)
+			if nb-1 >= avail {
+				r, nb, w, avail, pos = refill(words, pos, CodeUnary, 0)
 			}
+			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 			if r > uint64(g.window) || r > uint64(x) {
 				return out[:0], pos, g.valueErr(pos, "reference %d out of window %d", r, g.window)
 			}
@@ -156,23 +183,21 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 		return out, pos, nil
 	}
 	if ref > 0 {
-		bc, nb := bitio.GammaWord(bitio.Peek(words, pos))
-		if nb == 0 {
-			bc, pos = slowCode(words, pos, CodeGamma, 0)
-		} else {
-			pos += uint64(nb)
+		bc, nb := bitio.GammaWord(w)
+		if nb-1 >= avail {
+			bc, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
 		}
+		w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 		if bc > uint64(len(refList))+1 {
 			return out, pos, g.valueErr(pos, "block count %d for a reference list of %d", bc, len(refList))
 		}
 		k := 0
 		for i := 0; i < int(bc); i++ {
-			b, nb := bitio.GammaWord(bitio.Peek(words, pos))
-			if nb == 0 {
-				b, pos = slowCode(words, pos, CodeGamma, 0)
-			} else {
-				pos += uint64(nb)
+			b, nb := bitio.GammaWord(w)
+			if nb-1 >= avail {
+				b, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
 			}
+			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 			if i > 0 {
 				b++
 			}
@@ -201,12 +226,11 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 	}
 	ivs := s.ivs[:0] // (left, length) pairs
 	if g.minInt > 0 {
-		ic, nb := bitio.GammaWord(bitio.Peek(words, pos))
-		if nb == 0 {
-			ic, pos = slowCode(words, pos, CodeGamma, 0)
-		} else {
-			pos += uint64(nb)
+		ic, nb := bitio.GammaWord(w)
+		if nb-1 >= avail {
+			ic, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
 		}
+		w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 		if ic > uint64(extra/g.minInt) {
 			return out, pos, g.valueErr(pos, "%d intervals for %d extra arcs", ic, extra)
 		}
@@ -227,6 +251,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 				left = prev + int(v) + 1
 			}
 			l, pos = gammaAt(words, pos)
+			avail = 0 // gammaAt moved pos past w
 			if l > uint64(extra) {
 				return out, pos, g.valueErr(pos, "interval longer than the extra arcs")
 			}
@@ -254,20 +279,15 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 	}
 	if extra > 0 {
 		zk := g.zk
-		w := bitio.Peek(words, pos)
 		var v uint64
 		var nb uint
 		if zk == 3 {
 			v, nb = bitio.Zeta3Short(w)
 		}
-		if nb == 0 {
-			v, nb = bitio.ZetaWord(w, zk)
+		if nb-1 >= avail {
+			v, nb, w, avail, pos = refill(words, pos, CodeZeta, zk)
 		}
-		if nb == 0 {
-			v, pos = slowCode(words, pos, CodeZeta, zk)
-		} else {
-			pos += uint64(nb)
-		}
+		w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 		if v > 2*uint64(n)+1 {
 			return out, pos, g.valueErr(pos, "first residual out of range")
 		}
@@ -277,20 +297,15 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 		}
 		resid[0] = cur
 		for i := 1; i < len(resid); i++ {
-			w := bitio.Peek(words, pos)
 			var gap uint64
 			var nb uint
 			if zk == 3 {
 				gap, nb = bitio.Zeta3Short(w)
 			}
-			if nb == 0 {
-				gap, nb = bitio.ZetaWord(w, zk)
+			if nb-1 >= avail {
+				gap, nb, w, avail, pos = refill(words, pos, CodeZeta, zk)
 			}
-			if nb == 0 {
-				gap, pos = slowCode(words, pos, CodeZeta, zk)
-			} else {
-				pos += uint64(nb)
-			}
+			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 			if gap >= uint64(n-cur) || pos > limit {
 				return out, pos, g.valueErr(pos, "residual gap out of range")
 			}
