@@ -74,6 +74,9 @@ func FuzzCollapse(f *testing.F) {
 		if got := appendCollapsed(nil, b, len(b)+1); !bytes.Equal(got, want) {
 			t.Fatalf("appendCollapsed(%q) = %q, want %q", b, got, want)
 		}
+		if got := appendCollapsedMax(nil, b, len(b)+1); !bytes.Equal(got, want) {
+			t.Fatalf("appendCollapsedMax(%q) = %q, want %q", b, got, want)
+		}
 		// Split into two tokens: the result must not depend on where
 		// the tokenizer cut the text, except at a U+00A0 cut in half.
 		if split < 0 || split > len(b) || (split > 0 && b[split-1] == 0xc2) {

@@ -6,6 +6,7 @@ import (
 	"html"
 	"math/bits"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -328,36 +329,35 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 	switch id {
 	case tagA:
 		s.closeAnchor()
-		href, ok := attr(rest, "href")
+		a := scanAttrs(rest, "href", "rel")
+		href, ok := linkHref(a.val[0], a.ok&1 != 0)
 		if !ok {
 			return
 		}
-		rel, _ := attr(rest, "rel")
-		s.inAnchor = s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), tag: "a"})
+		s.inAnchor = s.addLink(pendingLink{href: href, rel: lowerAttr(a.val[1]), tag: "a"})
 		s.anchorLink = len(s.links) - 1 // links inside the anchor (area, iframe) come after it
 		s.anchor = s.anchor[:0]
 	case tagArea:
-		if href, ok := attr(rest, "href"); ok {
-			rel, _ := attr(rest, "rel")
-			alt, _ := attr(rest, "alt")
-			s.addLink(pendingLink{href: href, rel: strings.ToLower(rel), text: collapse(alt), tag: "area"})
+		a := scanAttrs(rest, "href", "rel", "alt")
+		if href, ok := linkHref(a.val[0], a.ok&1 != 0); ok {
+			s.addLink(pendingLink{href: href, rel: lowerAttr(a.val[1]), text: collapse(unescapeAttr(a.val[2])), tag: "area"})
 		}
 	case tagLink:
-		rel, _ := attr(rest, "rel")
-		rel = strings.ToLower(rel)
+		a := scanAttrs(rest, "rel", "href")
+		rel := lowerAttr(a.val[0])
 		if hasToken(rel, "canonical") || hasToken(rel, "alternate") {
-			if href, ok := attr(rest, "href"); ok {
+			if href, ok := linkHref(a.val[1], a.ok&2 != 0); ok {
 				s.addLink(pendingLink{href: href, rel: rel, tag: "link"})
 			}
 		}
 	case tagIframe, tagFrame:
-		if src, ok := attr(rest, "src"); ok {
-			title, _ := attr(rest, "title")
+		a := scanAttrs(rest, "src", "title")
+		if src, ok := linkHref(a.val[0], a.ok&1 != 0); ok {
 			tag := "iframe"
 			if id == tagFrame {
 				tag = "frame"
 			}
-			s.addLink(pendingLink{href: src, text: collapse(title), tag: tag})
+			s.addLink(pendingLink{href: src, text: collapse(unescapeAttr(a.val[1])), tag: tag})
 		}
 	case tagImg:
 		if s.inAnchor {
@@ -435,14 +435,9 @@ func allSpace(t []byte) bool {
 	return true
 }
 
-// addLink collects a link unless its href is one Document leaves out
-// (empty, same-page fragment, skipped scheme) or MaxLinks is reached, and
-// reports whether it did.
+// addLink collects a link, whose href linkHref accepted, unless MaxLinks is
+// reached, and reports whether it did.
 func (s *htmlState) addLink(l pendingLink) bool {
-	href := strings.TrimSpace(l.href)
-	if href == "" || href[0] == '#' || skipScheme(hrefScheme(href)) {
-		return false
-	}
 	if len(s.links) >= s.maxLinks {
 		s.doc.Truncated = true
 		return false
@@ -451,19 +446,46 @@ func (s *htmlState) addLink(l pendingLink) bool {
 	return true
 }
 
-// hrefScheme returns the lowercase scheme of href if it starts with one
-// made of letters only (enough for the schemes Document skips), else "".
-func hrefScheme(href string) string {
-	for i := 0; i < len(href) && i < 12; i++ {
-		c := href[i]
+// linkHref returns the href whose raw attribute value is raw, unescaped and
+// trimmed, and whether Document keeps links with it: present, not empty,
+// not a same-page fragment, not a skipped scheme. It allocates only for
+// hrefs it keeps.
+func linkHref(raw []byte, present bool) (string, bool) {
+	if !present {
+		return "", false
+	}
+	if plainAttr(raw) {
+		h := bytes.TrimSpace(raw)
+		if skipHref(h) {
+			return "", false
+		}
+		return string(h), true
+	}
+	h := strings.TrimSpace(unescapeAttr(raw))
+	return h, !skipHref(h)
+}
+
+// skipHref reports whether Document leaves out links with the trimmed href
+// h: empty, a same-page fragment, or a skipped scheme.
+func skipHref[T string | []byte](h T) bool {
+	if len(h) == 0 || h[0] == '#' {
+		return true
+	}
+	for i := 0; i < len(h) && i < 12; i++ {
+		c := h[i]
 		if c == ':' && i > 0 {
-			return strings.ToLower(href[:i])
+			for _, s := range skippedSchemes {
+				if equalFoldBytes(h[:i], s) {
+					return true
+				}
+			}
+			return false
 		}
 		if c|0x20 < 'a' || c|0x20 > 'z' {
-			return ""
+			return false
 		}
 	}
-	return ""
+	return false
 }
 
 func (s *htmlState) space() {
@@ -498,7 +520,7 @@ func (s *htmlState) meta(rest []byte) {
 	content, _ := attr(rest, "content")
 	switch strings.ToLower(strings.TrimSpace(equiv)) {
 	case "refresh":
-		if target := refreshURL(content); target != "" {
+		if target := strings.TrimSpace(refreshURL(content)); !skipHref(target) {
 			s.addLink(pendingLink{href: target, rel: "refresh", tag: "meta"})
 		}
 	case "content-language":
@@ -539,10 +561,14 @@ func (s *htmlState) finish() {
 	}
 }
 
+// skippedSchemes are the schemes of the links Document leaves out.
+var skippedSchemes = [...]string{"javascript", "mailto", "data", "tel", "vbscript"}
+
 func skipScheme(scheme string) bool {
-	switch scheme {
-	case "javascript", "mailto", "data", "tel", "vbscript":
-		return true
+	for _, s := range skippedSchemes {
+		if scheme == s {
+			return true
+		}
 	}
 	return false
 }
@@ -628,9 +654,79 @@ var textOrdinary = func() (t [256]bool) {
 
 // appendCollapsed appends t with runs of whitespace (including U+00A0)
 // collapsed to one space and NUL dropped, up to max bytes in total, never
-// ending inside a UTF-8 sequence. Text that is already collapsed (words
-// separated by single spaces) is copied in runs, not byte by byte.
+// ending inside a UTF-8 sequence; no space is appended at the start of dst
+// or after a space. Collapsing never lengthens text, so when all of t fits
+// it is copied 8 bytes at a time straight into dst, which is grown once;
+// else appendCollapsedMax, the byte-run version, cuts it at max.
 func appendCollapsed(dst, t []byte, max int) []byte {
+	if len(dst)+len(t) > max {
+		return appendCollapsedMax(dst, t, max)
+	}
+	n := len(dst)
+	out := slices.Grow(dst, len(t)+8) // 8 bytes of room for whole-word stores
+	out = out[:cap(out)]
+	space := n == 0 || out[n-1] == ' '
+	for i := 0; i < len(t); {
+		for i+8 <= len(t) {
+			v := binary.LittleEndian.Uint64(t[i:])
+			// The word goes to out whole; only its collapsed prefix counts.
+			binary.LittleEndian.PutUint64(out[n:], v)
+			ctl := zeroBytes(v & (0xe0 * lsb)) // bytes < 0x20
+			c2 := zeroBytes(v ^ (0xc2 * lsb))
+			sp := zeroBytes(v ^ (0x20 * lsb))
+			prev := sp << 8
+			if space {
+				prev |= 0x80
+			}
+			if bad := ctl | c2 | (sp & prev); bad != 0 {
+				k := bits.TrailingZeros64(bad) / 8
+				if k > 0 {
+					n, i = n+k, i+k
+					space = out[n-1] == ' '
+				}
+				break
+			}
+			n, i = n+8, i+8
+			space = sp>>63 != 0
+		}
+		// Byte by byte up to and including the next ordinary byte: the
+		// tail, and the bytes the words above stopped at.
+		for i < len(t) {
+			c := t[i]
+			i++
+			switch {
+			case textOrdinary[c]:
+				out[n] = c
+				n++
+				space = false
+			case c == 0:
+			case c == 0xc2 && i < len(t) && t[i] == 0xa0, isSpace(c):
+				if c == 0xc2 {
+					i++
+				}
+				if !space {
+					out[n] = ' '
+					n++
+					space = true
+				}
+				continue
+			default: // a lone 0xC2, or a control character: not whitespace
+				out[n] = c
+				n++
+				space = false
+			}
+			if c != 0 {
+				break
+			}
+		}
+	}
+	return out[:n]
+}
+
+// appendCollapsedMax is appendCollapsed for text that may not fit in max.
+// Text that is already collapsed (words separated by single spaces) is
+// copied in runs, not byte by byte.
+func appendCollapsedMax(dst, t []byte, max int) []byte {
 	space := len(dst) > 0 && dst[len(dst)-1] == ' '
 	for i := 0; i < len(t); {
 		j := i
@@ -775,45 +871,10 @@ var nameEnd = func() (t [256]bool) {
 // attribute rules of the HTML tokenizer: names end at whitespace, "/", ">"
 // or "="; values are double-quoted, single-quoted or unquoted.
 func attr(rest []byte, key string) (string, bool) {
-	i := 0
-	for i < len(rest) {
-		for i < len(rest) && (isSpace(rest[i]) || rest[i] == '/') {
-			i++
-		}
-		if i >= len(rest) || rest[i] == '>' {
-			return "", false
-		}
-		ks := i
-		i++ // a name may start with "="
-		for i < len(rest) && !isSpace(rest[i]) && rest[i] != '/' && rest[i] != '>' && rest[i] != '=' {
-			i++
-		}
-		k := rest[ks:i]
-		for i < len(rest) && isSpace(rest[i]) {
-			i++
-		}
-		var val []byte
-		if i < len(rest) && rest[i] == '=' {
-			i++
-			for i < len(rest) && isSpace(rest[i]) {
-				i++
-			}
-			if i < len(rest) && (rest[i] == '"' || rest[i] == '\'') {
-				q := rest[i]
-				i++
-				vs := i
-				for i < len(rest) && rest[i] != q {
-					i++
-				}
-				val = rest[vs:i]
-				i++
-			} else {
-				vs := i
-				for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' {
-					i++
-				}
-				val = rest[vs:i]
-			}
+	for i := 0; i < len(rest); {
+		var k, val []byte
+		if k, val, i = nextAttr(rest, i); k == nil {
+			break
 		}
 		if equalFoldBytes(k, key) {
 			return unescapeAttr(val), true
@@ -822,8 +883,56 @@ func attr(rest []byte, key string) (string, bool) {
 	return "", false
 }
 
+// nextAttr parses the attribute starting at or after rest[i], returning
+// its name, its raw value and where the next one starts; a nil name when
+// there is none.
+func nextAttr(rest []byte, i int) (k, val []byte, next int) {
+	for i < len(rest) && (isSpace(rest[i]) || rest[i] == '/') {
+		i++
+	}
+	if i >= len(rest) || rest[i] == '>' {
+		return nil, nil, len(rest)
+	}
+	ks := i
+	i++ // a name may start with "="
+	for i < len(rest) && !nameEnd[rest[i]] && rest[i] != '=' {
+		i++
+	}
+	k = rest[ks:i]
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	if i < len(rest) && rest[i] == '=' {
+		i++
+		for i < len(rest) && isSpace(rest[i]) {
+			i++
+		}
+		if i < len(rest) && (rest[i] == '"' || rest[i] == '\'') {
+			q := rest[i]
+			i++
+			vs := i
+			if n := bytes.IndexByte(rest[i:], q); n >= 0 {
+				i += n
+			} else {
+				i = len(rest)
+			}
+			val = rest[vs:i]
+			i++
+		} else {
+			vs := i
+			for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' {
+				i++
+			}
+			val = rest[vs:i]
+		}
+	}
+	return k, val, i
+}
+
+// unescapeAttr returns the attribute value v as the tokenizer gives it:
+// NUL replaced, newlines normalized, entities decoded.
 func unescapeAttr(v []byte) string {
-	if bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, 0) < 0 && bytes.IndexByte(v, '\r') < 0 {
+	if plainAttr(v) {
 		return string(v)
 	}
 	s := strings.ReplaceAll(string(v), "\x00", "\uFFFD")
@@ -831,11 +940,57 @@ func unescapeAttr(v []byte) string {
 	return html.UnescapeString(s)
 }
 
-func equalFoldBytes(b []byte, s string) bool {
+// plainAttr reports whether the attribute value v needs no unescaping.
+func plainAttr(v []byte) bool {
+	return bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, 0) < 0 && bytes.IndexByte(v, '\r') < 0
+}
+
+// lowerAttr returns the attribute value v unescaped and in lower case,
+// allocating only if v is not empty.
+func lowerAttr(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return strings.ToLower(unescapeAttr(v))
+}
+
+// attrVals holds what scanAttrs found: the raw (still escaped) value of
+// each key asked for, by position, and in bit i of ok whether key i is
+// present.
+type attrVals struct {
+	val [3][]byte
+	ok  uint8
+}
+
+// scanAttrs finds, in one pass over the attribute bytes of a raw start tag,
+// the first attribute named by each of up to three lowercase keys, parsing
+// as attr does. The values alias rest.
+func scanAttrs(rest []byte, keys ...string) (a attrVals) {
+	all := uint8(1)<<len(keys) - 1
+	i := 0
+	for i < len(rest) && a.ok != all {
+		var k, val []byte
+		k, val, i = nextAttr(rest, i)
+		if k == nil {
+			break
+		}
+		for n, key := range keys {
+			if a.ok&(1<<n) == 0 && equalFoldBytes(k, key) {
+				a.val[n], a.ok = val, a.ok|1<<n
+				break
+			}
+		}
+	}
+	return a
+}
+
+// equalFoldBytes reports whether b equals the lowercase s, ASCII case
+// folded.
+func equalFoldBytes[T string | []byte](b T, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}
-	for i := range b {
+	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
