@@ -17,6 +17,16 @@
 // once per record instead of once per code. No read does more work than the
 // stream is long.
 //
+// # Word-level decoding
+//
+// Hot loops can skip the Reader: Peek returns the next 64 bits of a packed
+// stream, and GammaWord, ZetaWord, Zeta3Short and UnaryWord decode one code
+// word from them, returning its value and length (0 when the word does not
+// fit in the 64 bits). The caller keeps the position, and the 64-bit window
+// if it likes, in local variables — registers, not memory — and falls back
+// to a Reader for the rare long word; GammaWord, Zeta3Short, UnaryWord and
+// Peek are small enough to be inlined. The webgraph decoder works this way.
+//
 // # Writing
 //
 // A Writer accumulates bits in a 64-bit register and emits bytes to an
