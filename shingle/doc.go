@@ -7,9 +7,10 @@
 // A text is cut into lowercase words by a Tokenizer (Unicode letters,
 // numbers and marks; punctuation dropped) and every run of W consecutive
 // words (a w-shingle; "a rose is a rose" has the 4-shingles "a rose is a"
-// and "rose is a rose") is hashed to 64 bits with seeded XXH64 over a
-// byte encoding fixed in Shingles' documentation, so hashes are the same
-// on every machine and in every release.
+// and "rose is a rose") is hashed to 64 bits with seeded XXH64: each
+// word is coded once as a 64-bit value and a shingle's hash is XXH64 of
+// its words' codes, an encoding fixed in Shingles' documentation, so
+// hashes are the same on every machine and in every release.
 //
 // # MinHash
 //

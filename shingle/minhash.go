@@ -90,7 +90,7 @@ type Sketcher struct {
 	opts   Options
 	tok    Tokenizer
 	norm   []byte   // split: the words joined by spaces
-	starts []int    // split: word offsets in norm
+	starts []int    // indexWords: word offsets in norm
 	codes  []uint64 // split: word codes (see Shingles)
 	mask   []uint64 // split: bitmap of candidate word bytes
 	hashes []uint64 // hashShingles
@@ -134,7 +134,9 @@ func (s *Sketcher) Sketch(text []byte) Signature {
 func (s *Sketcher) AppendSketch(dst Signature, text []byte) Signature {
 	dst, sig := grow(dst, s.opts.K)
 	if s.opts.Method == Classic {
-		for i := range s.split(text) {
+		n := s.split(text)
+		s.indexWords()
+		for i := range n {
 			s.addClassic(sig, s.shingleBytes(i))
 		}
 		return dst

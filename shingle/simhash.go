@@ -22,7 +22,11 @@ func (s *Sketcher) AppendSketchSimhash(dst Signature, text []byte) (Signature, u
 	var acc simAcc
 	dst, sig := grow(dst, s.opts.K)
 	k := uint64(s.opts.K)
-	for i, h := range s.hashShingles(text) {
+	hs := s.hashShingles(text)
+	if s.opts.Method == Classic {
+		s.indexWords()
+	}
+	for i, h := range hs {
 		acc.add(h)
 		if s.opts.Method == Classic {
 			s.addClassic(sig, s.shingleBytes(i))

@@ -42,10 +42,8 @@ func wordMask(b []byte) uint64 {
 	return m
 }
 
-// split tokenizes text into s.norm (the words joined by single spaces),
-// s.starts (the offset of each word in norm, plus a sentinel one past the
-// end) and s.codes (each word's code), and returns the number of
-// shingles. It finds the same words as Tokenizer, faster: a first pass
+// split tokenizes text into s.norm (the words joined by single spaces)
+// and s.codes (each word's code), and returns the number of shingles. It finds the same words as Tokenizer, faster: a first pass
 // marks the bytes that may belong to a word in a bitmap, 64 bytes per
 // word of bitmap; the second pass walks the word starts with
 // TrailingZeros. An ASCII word shorter than 8 bytes, the common case, is
@@ -71,9 +69,7 @@ func (s *Sketcher) split(text []byte) int {
 	s.mask = mask
 
 	norm := slices.Grow(s.norm[:0], n+16)
-	// A word takes at least one byte and a separator.
-	starts := slices.Grow(s.starts[:0], n/2+2)
-	codes := slices.Grow(s.codes[:0], n/2+1)
+	codes := slices.Grow(s.codes[:0], n/2+1) // a word and a separator take ≥ 2 bytes
 	seed := s.opts.Seed
 	var prev uint64 // bit 63 of the previous bitmap word: a word runs on
 	for b := range nb {
@@ -123,7 +119,6 @@ func (s *Sketcher) split(text []byte) int {
 						norm = slices.Grow(norm, 64)
 					}
 					k := len(norm)
-					starts = append(starts, k)
 					codes = append(codes, code)
 					w := norm[k : k+16]
 					binary.LittleEndian.PutUint64(w, x0|' '<<(8*l))
@@ -135,7 +130,6 @@ func (s *Sketcher) split(text []byte) int {
 			s.tok.Reset(text[start:end])
 			for s.tok.Next() {
 				tok := s.tok.Token()
-				starts = append(starts, len(norm))
 				codes = append(codes, wordCode(tok, seed))
 				norm = append(append(norm, tok...), ' ')
 			}
@@ -144,9 +138,8 @@ func (s *Sketcher) split(text []byte) int {
 	if len(norm) > 0 {
 		norm = norm[:len(norm)-1] // the last word's trailing space
 	}
-	words := len(starts)
-	starts = append(starts, len(norm)+1)
-	s.norm, s.starts, s.codes = norm, starts, codes
+	words := len(codes)
+	s.norm, s.codes = norm, codes
 	switch {
 	case words == 0:
 		return 0
@@ -156,8 +149,24 @@ func (s *Sketcher) split(text []byte) int {
 	return words - s.opts.W + 1
 }
 
-// shingleBytes returns the words of shingle i after split, joined by
-// spaces (the classic method hashes these bytes).
+// indexWords fills s.starts, after split, with the offset of each word
+// in s.norm and a sentinel one past its end, for shingleBytes. Only the
+// classic method needs the shingles' bytes.
+func (s *Sketcher) indexWords() {
+	starts := s.starts[:0]
+	if len(s.norm) > 0 {
+		starts = append(starts, 0)
+		for i, c := range s.norm {
+			if c == ' ' {
+				starts = append(starts, i+1)
+			}
+		}
+	}
+	s.starts = append(starts, len(s.norm)+1)
+}
+
+// shingleBytes returns the words of shingle i after split and
+// indexWords, joined by spaces (the classic method hashes these bytes).
 func (s *Sketcher) shingleBytes(i int) []byte {
 	w := min(s.opts.W, len(s.starts)-1)
 	return s.norm[s.starts[i] : s.starts[i+w]-1]
@@ -170,10 +179,15 @@ func (s *Sketcher) hashShingles(text []byte) []uint64 {
 	hs := slices.Grow(s.hashes[:0], n)[:n]
 	seed, codes := s.opts.Seed, s.codes
 	if w := s.opts.W; w == 4 && len(codes) >= 4 {
-		codes = codes[:n+3]
-		for i := range hs {
-			c := codes[i : i+4 : i+4]
-			hs[i] = xxh64Words4(c[0], c[1], c[2], c[3], seed)
+		// Each word's code·prime2 is computed once and slides through
+		// the four lanes.
+		p0, p1, p2 := codes[0]*prime2, codes[1]*prime2, codes[2]*prime2
+		codes = codes[3 : n+3]
+		hs = hs[:len(codes)]
+		for i, c := range codes {
+			p3 := c * prime2
+			hs[i] = xxh64Words4Premul(p0, p1, p2, p3, seed)
+			p0, p1, p2 = p1, p2, p3
 		}
 	} else {
 		w = min(w, len(codes))

@@ -122,10 +122,17 @@ func xxh64Words(w []uint64, seed uint64) uint64 {
 // LE64(d)): xxh64Words for exactly four words, straight-line code for
 // the hash of a 4-shingle.
 func xxh64Words4(a, b, c, d, seed uint64) uint64 {
-	v1 := round(seed+prime1+prime2, a)
-	v2 := round(seed+prime2, b)
-	v3 := round(seed, c)
-	v4 := round(seed-prime1, d)
+	return xxh64Words4Premul(a*prime2, b*prime2, c*prime2, d*prime2, seed)
+}
+
+// xxh64Words4Premul is xxh64Words4 given a·prime2, b·prime2, c·prime2 and
+// d·prime2 (mod 2^64): a word's product, the first step of round, is
+// shared by the w shingles that hold the word.
+func xxh64Words4Premul(a, b, c, d, seed uint64) uint64 {
+	v1 := bits.RotateLeft64(seed+prime1+prime2+a, 31) * prime1
+	v2 := bits.RotateLeft64(seed+prime2+b, 31) * prime1
+	v3 := bits.RotateLeft64(seed+c, 31) * prime1
+	v4 := bits.RotateLeft64(seed-prime1+d, 31) * prime1
 	h := bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
 	h = mergeRound(h, v1)
 	h = mergeRound(h, v2)
