@@ -23,9 +23,9 @@ import (
 //
 // Input is expected in UTF-8, as the HTTP fetcher delivers it (see
 // ToUTF8); other bytes pass through unchanged. Parsing costs O(len(body)):
-// on the testdata pages about 100 MB per CPU-second, 1.6 to 1.9 times the
+// on the testdata pages about 120 MB per CPU-second, about 1.6 times the
 // CPU time of a bare x/net/html tokenizer loop over the same bytes (see
-// BenchmarkHTML and BenchmarkHTMLTokenizer). Scratch buffers are pooled.
+// BenchmarkHTMLVsTokenizer). Scratch buffers are pooled.
 type HTML struct {
 	// MaxLinks caps the links kept per page; the rest are not collected
 	// and the Document is marked Truncated. Default 10000.
