@@ -141,16 +141,31 @@ func (s *Sketcher) AppendSketch(dst Signature, text []byte) Signature {
 		}
 		return dst
 	}
-	k := uint64(s.opts.K)
-	for _, h := range s.hashShingles(text) {
-		h = min(h, Empty-1)
-		bin, _ := bits.Mul64(h, k)
-		if h < sig[bin] {
-			sig[bin] = h
-		}
-	}
+	addOPH(sig, s.hashShingles(text))
 	s.densify(sig)
 	return dst
+}
+
+// addOPH puts each hash h in bin ⌊h·K/2^64⌋ of sig (its top bits), which
+// keeps the minimum. With K a power of two the bin is a shift, and the
+// minimum is taken without a branch: a bin's minimum changes
+// unpredictably while a sketch fills.
+func addOPH(sig Signature, hs []uint64) {
+	k := uint64(len(sig))
+	if k&(k-1) == 0 {
+		shift := 64 - bits.TrailingZeros64(k)
+		for _, h := range hs {
+			h = min(h, Empty-1)
+			bin := h >> shift
+			sig[bin] = min(sig[bin], h)
+		}
+		return
+	}
+	for _, h := range hs {
+		h = min(h, Empty-1)
+		bin, _ := bits.Mul64(h, k)
+		sig[bin] = min(sig[bin], h)
+	}
 }
 
 // SketchSet appends to dst the signature of a set of 64-bit items (each

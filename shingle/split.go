@@ -30,14 +30,25 @@ func shingleHash(codes []uint64, seed uint64) uint64 {
 // wordMask returns a bit per byte of b[:64], bit j set if b[j] may belong
 // to a word: an ASCII letter or digit, or a byte ≥ 0x80 (part of a
 // multi-byte rune, which the slow path classifies exactly).
+//
+// It is classify's range test (see there) made cheaper by folding case
+// first: x|0x20 is a lowercase letter exactly when x is a letter.
 func wordMask(b []byte) uint64 {
+	const (
+		zHi = ones * (127 + 'z' + 1)
+		aLo = ones * (127 - ('a' - 1))
+		nHi = ones * (127 + '9' + 1)
+		nLo = ones * (127 - ('0' - 1))
+	)
 	_ = b[63]
 	var m uint64
 	for k := 0; k < 64; k += 8 {
 		x := binary.LittleEndian.Uint64(b[k:])
-		low, up := classify(x)
-		w := (low | up | x&hi) >> 7 // one bit at the bottom of each word byte
-		m |= (w * 0x0102040810204080 >> 56) << k
+		x7 := x & lo7
+		y := x7 | ones*0x20
+		w := ((zHi-y)&(y+aLo) | (nHi-x7)&(x7+nLo) | x) & hi
+		// Gather the eight high bits into one byte, bit i for byte i.
+		m |= ((w >> 7) * 0x0102040810204080 >> 56) << k
 	}
 	return m
 }

@@ -29,3 +29,24 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// TestWordMask checks the bitmap of candidate word bytes against the
+// byte classes, for every byte value at every position.
+func TestWordMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var b [64]byte
+	for n := range 20000 {
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		if n < 256*64 {
+			b[n%64] = byte(n / 64)
+		}
+		m := wordMask(b[:])
+		for i, c := range b {
+			if got, want := m>>i&1 == 1, byteClass[c] != sep; got != want {
+				t.Fatalf("wordMask byte %d (%#x): %v, want %v", i, c, got, want)
+			}
+		}
+	}
+}
