@@ -54,14 +54,16 @@ func wordMask(b []byte) uint64 {
 }
 
 // split tokenizes text into s.norm (the words joined by single spaces)
-// and s.codes (each word's code), and returns the number of shingles. It finds the same words as Tokenizer, faster: a first pass
+// and s.codes (each word's code, see Shingles), and returns the number of
+// shingles. It finds the same words as Tokenizer, faster: a first pass
 // marks the bytes that may belong to a word in a bitmap, 64 bytes per
-// word of bitmap; the second pass walks the word starts with
-// TrailingZeros. An ASCII word shorter than 8 bytes, the common case, is
-// lowercased, coded and copied to norm with one 8-byte load and store; a
-// longer word or one with non-ASCII bytes goes through the Tokenizer.
-// Separating tokenization from hashing keeps the hash loop free of
-// branches, so consecutive shingle hashes overlap in the pipeline.
+// bitmap word; the second pass walks the word starts with
+// TrailingZeros. An ASCII word shorter than 16 bytes, the common case,
+// is lowercased, coded and copied to norm with two 8-byte loads and
+// stores; a longer word or one with non-ASCII bytes goes through the
+// Tokenizer. Separating tokenization from hashing keeps the hash loop
+// free of branches, so consecutive shingle hashes overlap in the
+// pipeline.
 func (s *Sketcher) split(text []byte) int {
 	n := len(text)
 	// Bitmap of candidate word bytes, with a zero word past the end so
