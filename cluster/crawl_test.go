@@ -391,12 +391,21 @@ func TestCrawlNodeRestart(t *testing.T) {
 	tc.stop("n0")
 	killed := time.Now()
 	time.Sleep(300 * time.Millisecond) // the others keep crawling and sending to n0
+	// Whether anything waits in n0's inbox now depends on how far the
+	// others got; the live nodes drain their own inboxes within
+	// milliseconds, so what is still pending is n0's.
+	backlog, err := tc.node("n1").Transport().Backlog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	tc.start("n0", dir)
 	for _, name := range tc.names {
 		tc.wait(name)
 	}
-	if b, _ := tc.node("n0").Received(); b == 0 {
-		t.Error("the restarted n0 received no batches from its inbox")
+	if b, _ := tc.node("n0").Received(); b == 0 && backlog.Pending > 0 {
+		t.Errorf("the restarted n0 received no batches, with %d messages pending at its restart", backlog.Pending)
+	} else {
+		t.Logf("%d messages pending at the restart; n0 then received %d batches", backlog.Pending, b)
 	}
 	// A page n0 was fetching when it was killed was not recorded as
 	// done, so the restarted n0 fetches it again: crash recovery is
