@@ -249,6 +249,11 @@ func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out
 // those of other nodes' hosts to the host splitter, and admits the rest to
 // the frontier.
 func (c *Crawler) enqueue(ctx context.Context, source string, out []string, cands []frontier.URL, redirect bool) {
+	// Once a page was fetched its links must be queued even if the crawl
+	// is stopping: they are about to be marked seen and journaled, and a
+	// frontier Add cut short by the cancelled context would lose them for
+	// good (the resumed crawl would take them for duplicates).
+	ctx = context.WithoutCancel(ctx)
 	if f, ok := c.cfg.Prioritizer.(interface {
 		Fetched(page string, links []string)
 	}); ok && !redirect {
