@@ -16,14 +16,14 @@ import (
 func TestConnectTimeout(t *testing.T) {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
-		t.Skip(err)
+		t.Skipf("cannot set up the full-backlog listener this test needs on this kernel: %v", err)
 	}
 	defer syscall.Close(fd)
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Skip(err)
+		t.Skipf("cannot set up the full-backlog listener this test needs on this kernel: %v", err)
 	}
 	if err := syscall.Listen(fd, 0); err != nil {
-		t.Skip(err)
+		t.Skipf("cannot set up the full-backlog listener this test needs on this kernel: %v", err)
 	}
 	sa, _ := syscall.Getsockname(fd)
 	port := sa.(*syscall.SockaddrInet4).Port

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
+	"github.com/crawlkit/crawlkit/internal/slowclient"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -49,8 +47,8 @@ func TestServerHostileClients(t *testing.T) {
 		slow, idle time.Duration
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); slow = slowloris(t, addr, 100*time.Millisecond, limit) }()
-	go func() { defer wg.Done(); idle = idleFor(t, addr, "/stats", limit) }()
+	go func() { defer wg.Done(); slow = slowclient.Slowloris(t, addr, 100*time.Millisecond, limit) }()
+	go func() { defer wg.Done(); idle = slowclient.IdleFor(t, addr, "/stats", limit) }()
 
 	client := &http.Client{Timeout: 5 * time.Second}
 	defer client.CloseIdleConnections()
@@ -100,7 +98,7 @@ func TestServerHostileClients(t *testing.T) {
 			t.Errorf("%s: status %d, want 405", m, resp.StatusCode)
 		}
 	}
-	bigHeader := headerStatus(t, addr, "/stats", 512<<10)
+	bigHeader := slowclient.HeaderStatus(t, addr, "/stats", 512<<10)
 	wg.Wait()
 	t.Logf("slowloris dropped after %v; idle connection closed after %v; 512 KiB header answered %d",
 		slow.Round(10*time.Millisecond), idle.Round(10*time.Millisecond), bigHeader)
@@ -111,86 +109,4 @@ func TestServerHostileClients(t *testing.T) {
 		t.Errorf("an idle kept-alive connection stayed open %v (want IdleTimeout) and a 512 KiB request header was answered %d (want 431)",
 			idle.Round(time.Second), bigHeader)
 	}
-}
-
-// slowloris opens a connection to addr and sends a request header one
-// byte every interval, never finishing it; it returns how long the server
-// took to answer or close the connection (capped at limit; limit means it
-// never did).
-func slowloris(t *testing.T, addr string, interval, limit time.Duration) time.Duration {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	start := time.Now()
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		var b [512]byte
-		_, _ = conn.Read(b[:]) // returns on the server's answer (408) or close
-	}()
-	header := "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 10000)
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for i := 0; ; i++ {
-		select {
-		case <-closed:
-			return time.Since(start)
-		case <-tick.C:
-			if time.Since(start) >= limit {
-				return limit
-			}
-			if _, err := conn.Write([]byte{header[i%len(header)]}); err != nil {
-				<-closed
-				return time.Since(start)
-			}
-		}
-	}
-}
-
-// idleFor sends one complete request on a kept-alive connection, reads
-// the answer, then waits: it returns how long the server kept the idle
-// connection open (capped at limit).
-func idleFor(t *testing.T, addr, path string, limit time.Duration) time.Duration {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	start := time.Now()
-	_ = conn.SetReadDeadline(start.Add(limit))
-	_, _ = br.ReadByte() // EOF when the server closes, timeout at limit
-	return min(time.Since(start), limit)
-}
-
-// headerStatus sends a request with a header of n bytes and returns the
-// status code of the answer.
-func headerStatus(t *testing.T, addr, path string, n int) int {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	go fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n", path, strings.Repeat("b", n))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
 }
