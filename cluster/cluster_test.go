@@ -143,7 +143,11 @@ func TestDecodersRejectCorrupt(t *testing.T) {
 		{"seen truncated", func(b []byte) error { _, err := decodeSeen(b); return err }, []byte{kindSeen, 1, 1, 2, 3}},
 		{"answer high bits", func(b []byte) error { _, _, err := decodeSeenAnswer(b); return err }, []byte{kindSeenAns, 1, 0x02}},
 		{"answer missing url", func(b []byte) error { _, _, err := decodeSeenAnswer(b); return err }, []byte{kindSeenAns, 1, 0x01}},
-		{"status trailing", func(b []byte) error { _, err := decodeStatus(b); return err }, []byte{kindStatus, 0, 0, 0}},
+		{"status trailing", func(b []byte) error { _, err := decodeStatus(b); return err }, []byte{kindStatus, 0, 0, 0, 0}},
+		{"status no flags", func(b []byte) error { _, err := decodeStatus(b); return err }, []byte{kindStatus, 0, 0}},
+		{"status bad flags", func(b []byte) error { _, err := decodeStatus(b); return err }, []byte{kindStatus, 0, 0, 2}},
+		{"leave bad name", func(b []byte) error { _, _, err := decodeLeave(b); return err }, appendLeave(nil, "a.b", Status{})},
+		{"leave no status", func(b []byte) error { _, _, err := decodeLeave(b); return err }, []byte{kindLeave, 1, 'a'}},
 		{"forget short", func(b []byte) error { _, err := decodeForget(b); return err }, []byte{kindForget, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,6 +39,14 @@
 // crawlkit.Crawler.Run ends on an empty frontier only then. A node that
 // does not answer (killed, restarting) keeps everyone running.
 //
+// Nodes end one by one, and one that is gone cannot answer, so Close says
+// farewell: it sends every other node its final status, which stands for
+// it in their rounds while it stays away. A node that leaves with nothing
+// to do therefore lets the others end; one that leaves work behind
+// (cancelled with URLs queued) keeps them waiting for its return, as a
+// killed one does. A node that embeds the NATS server keeps it up in
+// Close until the others have disconnected (Options.Linger).
+//
 // # Content seen
 //
 // Content implements dedup.ContentSeen for exact duplicates

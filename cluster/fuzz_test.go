@@ -60,12 +60,30 @@ func FuzzDecodeSeenAnswer(f *testing.F) {
 func FuzzDecodeStatus(f *testing.F) {
 	f.Add(appendStatus(nil, Status{}))
 	f.Add(appendStatus(nil, Status{Busy: 300, Received: 1 << 40}))
+	f.Add(appendStatus(nil, Status{Busy: 1, Leaving: true}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := decodeStatus(data)
 		if err != nil {
 			return
 		}
 		if again := appendStatus(nil, s); !bytes.Equal(again, data) {
+			t.Fatalf("re-encoded %x, not %x", again, data)
+		}
+	})
+}
+
+func FuzzDecodeLeave(f *testing.F) {
+	f.Add(appendLeave(nil, "n0", Status{Busy: 3, Received: 9, Leaving: true}))
+	f.Add(appendLeave(nil, "node-b", Status{}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		node, s, err := decodeLeave(data)
+		if err != nil {
+			return
+		}
+		if !validToken(node) {
+			t.Fatalf("decoded node name %q", node)
+		}
+		if again := appendLeave(nil, node, s); !bytes.Equal(again, data) {
 			t.Fatalf("re-encoded %x, not %x", again, data)
 		}
 	})

@@ -62,6 +62,11 @@ type Options struct {
 	// StatusInterval is the period of the quiescence rounds. Default
 	// 100 ms.
 	StatusInterval time.Duration
+	// Linger bounds how long Close of a node that embeds the NATS server
+	// (EmbedAddr) waits for the other nodes to disconnect before it
+	// shuts the server down: their crawls need it to end. Default 1
+	// minute; negative: do not wait.
+	Linger time.Duration
 
 	// Index, if set, is this node's index shard, served to Searchers.
 	Index index.Searcher
@@ -99,6 +104,11 @@ type Node struct {
 	crawler  atomic.Pointer[crawlkit.Crawler]
 	received atomic.Uint64
 	dropped  atomic.Uint64
+	leaving  atomic.Bool
+
+	// gone holds the farewell Status of the nodes that left.
+	goneMu sync.Mutex
+	gone   map[string]Status
 }
 
 // NewNode connects (or starts an embedded server), creates the inbox
@@ -130,6 +140,7 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 	defD(&opts.LookupDelay, 5*time.Millisecond)
 	defD(&opts.RequestTimeout, 5*time.Second)
 	defD(&opts.StatusInterval, 100*time.Millisecond)
+	defD(&opts.Linger, time.Minute)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -137,9 +148,9 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{opts: opts, ring: ring, log: opts.Logger}
+	n := &Node{opts: opts, ring: ring, log: opts.Logger, gone: map[string]Status{}}
 	if err := n.connect(ctx); err != nil {
-		n.shutdown()
+		n.shutdown(false)
 		return nil, err
 	}
 	n.meter = &Meter{T: n.raw}
@@ -147,14 +158,14 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 	n.content = newContent(ring, opts.Name, n.meter, opts.LookupBatch, opts.LookupDelay, opts.RequestTimeout)
 	c, err := n.raw.Serve("content."+opts.Name, n.content.serve)
 	if err != nil {
-		n.shutdown()
+		n.shutdown(false)
 		return nil, err
 	}
 	n.closers = append(n.closers, c)
 	if opts.Index != nil {
 		c, err := ServeIndex(n.raw, opts.Name, opts.Index)
 		if err != nil {
-			n.shutdown()
+			n.shutdown(false)
 			return nil, err
 		}
 		n.closers = append(n.closers, c)
@@ -248,7 +259,7 @@ func (n *Node) Start(ctx context.Context, c *crawlkit.Crawler) error {
 	}
 	n.started = true
 	n.crawler.Store(c)
-	st, err := n.raw.Serve("status."+n.opts.Name, n.status)
+	st, err := n.raw.Serve("status."+n.opts.Name, n.serveStatus)
 	if err != nil {
 		return err
 	}
@@ -290,17 +301,33 @@ func (n *Node) Start(ctx context.Context, c *crawlkit.Crawler) error {
 	return nil
 }
 
-// status answers a quiescence round. The received count is read before
+// serveStatus answers a quiescence round with this node's Status, and
+// records the farewell of a node that leaves.
+func (n *Node) serveStatus(_ context.Context, req []byte) ([]byte, error) {
+	if len(req) > 0 && req[0] == kindLeave {
+		node, s, err := decodeLeave(req)
+		if err != nil {
+			return nil, err
+		}
+		n.goneMu.Lock()
+		n.gone[node] = s
+		n.goneMu.Unlock()
+		return []byte{kindLeave}, nil
+	}
+	return appendStatus(nil, n.localStatus()), nil
+}
+
+// localStatus is this node's Status. The received count is read before
 // the crawler's counters, so a batch counted as received is also counted
 // in the frontier (or was already processed).
-func (n *Node) status(_ context.Context, req []byte) ([]byte, error) {
+func (n *Node) localStatus() Status {
 	recv := n.received.Load()
-	s := Status{Received: recv, Busy: uint64(n.splitter.Buffered())}
+	s := Status{Received: recv, Busy: uint64(n.splitter.Buffered()), Leaving: n.leaving.Load()}
 	if c := n.crawler.Load(); c != nil {
 		st := c.Stats()
 		s.Busy += uint64(max(st.Frontier.Pending(), 0) + max(st.InFlight, 0))
 	}
-	return appendStatus(nil, s), nil
+	return s
 }
 
 // round is one quiescence round's view of the cluster.
@@ -347,18 +374,76 @@ func (n *Node) round(ctx context.Context) round {
 		})
 	}
 	wg.Wait()
-	for i := range statuses {
-		if errs[i] != nil || statuses[i].Busy > 0 {
+	n.goneMu.Lock()
+	for i, node := range n.opts.Nodes {
+		st, err := statuses[i], errs[i]
+		if farewell, ok := n.gone[node]; ok {
+			if err == nil && !st.Leaving {
+				delete(n.gone, node) // back again
+			} else {
+				// It left (or is leaving): its farewell stands for it,
+				// quiet if it left with nothing to do.
+				st, err = farewell, nil
+			}
+		}
+		if err != nil || st.Busy > 0 {
 			r.quiet = false
 		}
-		r.received += statuses[i].Received
+		r.received += st.Received
 	}
+	n.goneMu.Unlock()
 	bl, err := n.raw.Backlog(ctx)
 	if err != nil || bl.Pending > 0 {
 		r.quiet = false
 	}
 	r.published = bl.Published
 	return r
+}
+
+// sayFarewell tells every other node this node's final Status, which
+// stands for it in their rounds once it no longer answers: a node that
+// leaves with nothing to do lets the others end their crawls, one that
+// leaves work behind (cancelled, killed) keeps them waiting for its
+// return. Nodes that do not answer are gone already.
+func (n *Node) sayFarewell() {
+	n.leaving.Store(true)
+	msg := appendLeave(nil, n.opts.Name, n.localStatus())
+	ctx, cancel := context.WithTimeout(context.Background(), n.opts.RequestTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, node := range n.opts.Nodes {
+		if node == n.opts.Name {
+			continue
+		}
+		wg.Go(func() {
+			if _, err := n.raw.Request(ctx, "status."+node, msg); err != nil {
+				n.log.Debug("cluster: farewell not delivered", "node", n.opts.Name, "to", node, "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// linger keeps an embedded server up, at most Options.Linger, until the
+// other nodes' connections are gone: a node still crawling needs it to
+// learn that the cluster is idle (and would wait forever without it).
+func (n *Node) linger() {
+	if n.srv == nil || n.opts.Linger < 0 {
+		return
+	}
+	own := 0
+	if n.owned {
+		own = 1 // this node's own connection
+	}
+	deadline := time.Now().Add(n.opts.Linger)
+	logged := false
+	for n.srv.NumClients() > own && time.Now().Before(deadline) {
+		if !logged {
+			n.log.Info("cluster: waiting for the other nodes to leave the embedded NATS server", "node", n.opts.Name, "clients", n.srv.NumClients()-own, "at most", n.opts.Linger)
+			logged = true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Received returns the number of URL batches this node's crawler took
@@ -376,10 +461,13 @@ func (n *Node) Close() error {
 	}
 	n.closed = true
 	n.mu.Unlock()
-	return n.shutdown()
+	return n.shutdown(true)
 }
 
-func (n *Node) shutdown() error {
+// shutdown releases the node; with farewell (a Close, not a failed
+// NewNode) it first tells the other nodes its final Status and, if it
+// embeds the server, lingers for them.
+func (n *Node) shutdown(farewell bool) error {
 	var errs []error
 	if n.consumer != nil {
 		errs = append(errs, n.consumer.Close())
@@ -397,6 +485,10 @@ func (n *Node) shutdown() error {
 	}
 	if n.content != nil {
 		n.content.close()
+	}
+	if farewell && n.started {
+		n.sayFarewell()
+		n.linger()
 	}
 	for i := len(n.closers) - 1; i >= 0; i-- {
 		errs = append(errs, n.closers[i].Close())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/frontier"
 )
 
 func TestNewNodeErrors(t *testing.T) {
@@ -68,10 +69,11 @@ func TestEmbeddedNode(t *testing.T) {
 	}
 }
 
-// TestQuiescence checks that idle nodes agree the cluster is idle, and
-// that a node that stops answering makes the others busy again.
+// TestQuiescence checks that idle nodes agree the cluster is idle, that
+// a node that stops answering makes the others busy again, and that one
+// that said farewell with nothing to do does not.
 func TestQuiescence(t *testing.T) {
-	nodes, tr := memNodes(t, 3, func(o *Options) { o.StatusInterval = 10 * time.Millisecond })
+	nodes, tr := memNodes(t, 4, func(o *Options) { o.StatusInterval = 10 * time.Millisecond })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, nd := range nodes {
@@ -107,8 +109,138 @@ func TestQuiescence(t *testing.T) {
 	}
 	waitIdle(nodes[0], true)
 	c.Close()
-	// A node that is gone is not idle.
-	nodes[2].Close()
+	// A node that left with nothing to do is quiet for good.
+	if err := nodes[3].Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	for _, nd := range nodes[:3] {
+		waitIdle(nd, true)
+	}
+	// A node that is gone without a farewell (killed) is not idle.
+	nodes[2].shutdown(false)
 	waitIdle(nodes[0], false)
 	waitIdle(nodes[1], false)
+}
+
+// TestFarewellWithWork: a node that leaves with URLs still queued keeps
+// the others waiting for its return; back, it counts as itself again.
+func TestFarewellWithWork(t *testing.T) {
+	nodes, tr := memNodes(t, 2, func(o *Options) { o.StatusInterval = 10 * time.Millisecond })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c0, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: nodes[0].Splitter(), Resolver: loopbackResolver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nodes[0].Start(ctx, c0); err != nil {
+		t.Fatal(err)
+	}
+	leaving := nodes[1]
+	c, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: leaving.Splitter(), Resolver: loopbackResolver(),
+		Seeds: []string{"http://x.test/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leaving.Start(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Add(ctx, frontier.URL{URL: "http://x.test/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := leaving.Close(); err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].goneMu.Lock()
+	farewell, ok := nodes[0].gone["n1"]
+	nodes[0].goneMu.Unlock()
+	if !ok || farewell.Busy == 0 || !farewell.Leaving {
+		t.Fatalf("n0 holds farewell %+v (%v); want n1's, busy", farewell, ok)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if nodes[0].Splitter().Idle() {
+		t.Fatal("idle while a node that left work behind is gone")
+	}
+	// n1 comes back with nothing to do: the cluster is idle.
+	back, err := NewNode(context.Background(), Options{Name: "n1", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(),
+		Shards: 64, StatusInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	c1, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: back.Splitter(), Resolver: loopbackResolver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Start(ctx, c1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !nodes[0].Splitter().Idle() {
+		if time.Now().After(deadline) {
+			t.Fatal("n0 not idle after n1 came back without work")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestNodesLeaveInAnyOrder crawls with two nodes on the server one of them
+// embeds, the other slow to run its rounds, and closes each node as soon
+// as its crawl ends: the slow node's crawl must still end (it once waited
+// forever for a node that had left), and the embedding node keeps the
+// server up until the other is gone.
+func TestNodesLeaveInAnyOrder(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	names := []string{"a", "b"}
+	a, err := NewNode(context.Background(), Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
+		Logger: quietLogger(), Shards: 64, StatusInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewNode(context.Background(), Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(),
+		Logger: quietLogger(), Shards: 64, StatusInterval: 400 * time.Millisecond})
+	if err != nil {
+		a.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	type ended struct {
+		node string
+		at   time.Time
+		err  error
+	}
+	ends := make(chan ended, 2)
+	for _, nd := range []*Node{a, b} {
+		cfg := crawlConfig(web, "crawlkit-"+nd.opts.Name)
+		nd.Configure(&cfg)
+		c, err := crawlkit.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nd.Start(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			_, err := c.Run(ctx)
+			if err == nil {
+				err = ctx.Err() // the crawl ended only when the test gave up
+			}
+			closeErr := nd.Close()
+			ends <- ended{nd.opts.Name, time.Now(), errors.Join(err, closeErr)}
+		}()
+	}
+	first, second := <-ends, <-ends
+	for _, e := range []ended{first, second} {
+		if e.err != nil {
+			t.Errorf("node %s: %v", e.node, e.err)
+		}
+	}
+	if first.node != "b" {
+		t.Errorf("node %s closed first; the embedding node a must outlast b", first.node)
+	}
+	if n := len(fetched(web, func(string) bool { return true })); n < 50 {
+		t.Errorf("only %d pages fetched", n)
+	}
 }

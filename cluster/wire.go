@@ -17,6 +17,7 @@ const (
 	kindSeenAns = 's'
 	kindForget  = 'F'
 	kindStatus  = 'T'
+	kindLeave   = 'L'
 )
 
 // maxWireString bounds one string of a message (a URL, an anchor).
@@ -241,19 +242,70 @@ type Status struct {
 	Busy uint64
 	// Received is the number of inbox messages the node acknowledged.
 	Received uint64
+	// Leaving is set once the node is closing: it said farewell, and
+	// the Status it sent then stands for it after it is gone.
+	Leaving bool
 }
 
 func appendStatus(b []byte, s Status) []byte {
 	b = append(b, kindStatus)
 	b = binary.AppendUvarint(b, s.Busy)
-	return binary.AppendUvarint(b, s.Received)
+	b = binary.AppendUvarint(b, s.Received)
+	flags := byte(0)
+	if s.Leaving {
+		flags = 1
+	}
+	return append(b, flags)
+}
+
+func (r *reader) status() Status {
+	r.kind(kindStatus)
+	s := Status{Busy: r.uvarint(), Received: r.uvarint()}
+	switch f := r.byte(); f {
+	case 0:
+	case 1:
+		s.Leaving = true
+	default:
+		r.err = ErrCorrupt
+	}
+	return s
+}
+
+func (r *reader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) == 0 {
+		r.err = ErrCorrupt
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
 }
 
 func decodeStatus(data []byte) (Status, error) {
 	r := reader{b: data}
-	r.kind(kindStatus)
-	s := Status{Busy: r.uvarint(), Received: r.uvarint()}
+	s := r.status()
 	return s, r.finish("decode status")
+}
+
+// appendLeave appends a node's farewell: its name and its final Status,
+// which the others use for it once it is gone.
+func appendLeave(b []byte, node string, s Status) []byte {
+	b = appendString(append(b, kindLeave), node)
+	return appendStatus(b, s)
+}
+
+func decodeLeave(data []byte) (string, Status, error) {
+	r := reader{b: data}
+	r.kind(kindLeave)
+	node := r.string()
+	s := r.status()
+	if r.err == nil && !validToken(node) {
+		r.err = ErrCorrupt
+	}
+	return node, s, r.finish("decode leave")
 }
 
 func appendForget(b []byte, fp uint64) []byte {

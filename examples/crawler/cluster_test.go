@@ -45,7 +45,7 @@ func TestTwoProcessCluster(t *testing.T) {
 		"-workers", "8", "-delay-factor", "2", "-max-per-host", "40", "-nodes", "a,b", "-quiet"}
 	start := func(name string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
 		args := append(append([]string{}, common...), "-node", name, "-user-agent", "crawlkit-node-"+name, "-out", filepath.Join(t.TempDir(), name))
-		cmd := exec.Command(bin, append(args, extra...)...)
+		cmd := boundCommand(t, 2*time.Minute, bin, append(args, extra...)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {

@@ -68,7 +68,7 @@ func TestCrashConsistency(t *testing.T) {
 		if run > 0 {
 			a = append(a[:len(a):len(a)], "-resume")
 		}
-		cmd := exec.Command(bin, a...)
+		cmd := boundCommand(t, 2*time.Minute, bin, a...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		before := len(web.Log())
@@ -102,6 +102,9 @@ func TestCrashConsistency(t *testing.T) {
 					break wait
 				}
 			}
+		}
+		if t.Failed() {
+			t.FailNow() // boundCommand killed a run that did not end
 		}
 		if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
 			continue // killed

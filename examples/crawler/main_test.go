@@ -95,6 +95,20 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// boundCommand is exec.Command for the crawler binary, killed with a test
+// error if it runs longer than d: a crawl that never ends fails the test
+// with its output instead of hanging until go test's own timeout.
+func boundCommand(t *testing.T, d time.Duration, bin string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Cancel = func() error {
+		t.Errorf("%s %s: still running after %v, killed", filepath.Base(bin), strings.Join(args, " "), d)
+		return cmd.Process.Kill()
+	}
+	return cmd
+}
+
 // TestKillAndResume starts the crawler as a process, kills it with
 // SIGKILL in mid-crawl, resumes it, and checks on the server's request
 // log that no URL was lost and only the pages in flight at the kill were
@@ -118,7 +132,7 @@ func TestKillAndResume(t *testing.T) {
 	args := []string{"-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private",
 		"-out", out, "-workers", fmt.Sprint(workers), "-delay-factor", "2", "-max-per-host", "60", "-quiet"}
 
-	first := exec.Command(bin, args...)
+	first := boundCommand(t, 2*time.Minute, bin, args...)
 	var firstErr bytes.Buffer
 	first.Stderr = &firstErr
 	if err := first.Start(); err != nil {
@@ -135,7 +149,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatalf("crawler made only %d requests before the deadline; stderr:\n%s", killedAt, firstErr.String())
 	}
 
-	second := exec.Command(bin, append(args, "-resume")...)
+	second := boundCommand(t, 2*time.Minute, bin, append(args, "-resume")...)
 	var stdout, stderr bytes.Buffer
 	second.Stdout, second.Stderr = &stdout, &stderr
 	if err := second.Run(); err != nil {
