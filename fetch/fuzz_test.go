@@ -66,13 +66,18 @@ func refCollapse(t []byte) []byte {
 }
 
 func FuzzCollapse(f *testing.F) {
-	for _, s := range []string{"0000000  0", "a  b\t\nc", "\u00a0x\u00a0\u00a0y ", "word word word word\n  word", "a\x00 \x00b", "\xc2\xc2\xa0"} {
+	for _, s := range []string{"0000000  0", "a  b\t\nc", "\u00a0x\u00a0\u00a0y ", "word word word word\n  word", "a\x00 \x00b", "\xc2\xc2\xa0", "fish &amp; chips", "0123456&"} {
 		f.Add([]byte(s), 3)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, split int) {
 		want := refCollapse(b)
 		if got := appendCollapsed(nil, b, len(b)+1); !bytes.Equal(got, want) {
 			t.Fatalf("appendCollapsed(%q) = %q, want %q", b, got, want)
+		}
+		raw, ok := appendRawText([]byte("x"), b, len(b)+2)
+		if hasAmp := bytes.IndexByte(b, '&') >= 0; ok == hasAmp || hasAmp && string(raw) != "x" ||
+			!hasAmp && !bytes.Equal(raw, refCollapse(append([]byte("x"), b...))) {
+			t.Fatalf("appendRawText(%q) = %q, %v", b, raw, ok)
 		}
 		if got := appendCollapsedMax(nil, b, len(b)+1); !bytes.Equal(got, want) {
 			t.Fatalf("appendCollapsedMax(%q) = %q, want %q", b, got, want)

@@ -115,6 +115,9 @@ var fastChar = func() (t [256]bool) {
 // when the general path must be taken; for the references it accepts its
 // result equals that of url.ResolveReference (checked by FuzzResolve).
 func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
+	if (base == nil || base.IsAbs()) && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) {
+		return fastAbsolute(ref)
+	}
 	if base == nil || ref == "" || base.Scheme == "" || base.Opaque != "" || base.RawPath != "" || base.Host == "" ||
 		ref[0] == '?' || ref[0] == '#' || strings.HasPrefix(ref, "//") || !validHostPort(base.Host) {
 		return nil, false
@@ -176,6 +179,65 @@ func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
 	}
 	return u, true
 }
+
+// fastAbsolute parses the common absolute hrefs, "http://" or "https://"
+// and a lowercase host name (with a port maybe) followed by fastChar bytes
+// without dot segments, with one allocation. It reports false when the
+// general path must be taken; what it accepts, it parses as url.Parse
+// does (checked by FuzzResolve).
+func fastAbsolute(ref string) (*url.URL, bool) {
+	scheme, rest, _ := strings.Cut(ref, "://")
+	i := 0
+	for i < len(rest) && hostChar[rest[i]] {
+		i++
+	}
+	host := rest[:i]
+	if host == "" || host[0] == '.' || host[0] == '-' {
+		return nil, false
+	}
+	if i < len(rest) && rest[i] == ':' {
+		j := i + 1
+		for j < len(rest) && '0' <= rest[j] && rest[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			return nil, false
+		}
+		host, i = rest[:j], j
+	}
+	rest = rest[i:]
+	if rest != "" && rest[0] != '/' && rest[0] != '?' && rest[0] != '#' {
+		return nil, false // userinfo, an IPv6 literal, a bad port, ...
+	}
+	hash := false
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !fastChar[c] || (c == '#' && hash) {
+			return nil, false
+		}
+		hash = hash || c == '#'
+	}
+	path, frag, _ := strings.Cut(rest, "#")
+	path, query, hasQuery := strings.Cut(path, "?")
+	if hasDotSegment(path) {
+		return nil, false
+	}
+	return &url.URL{Scheme: scheme, Host: host, Path: path, RawQuery: query, ForceQuery: hasQuery && query == "", Fragment: frag}, true
+}
+
+// hostChar marks the bytes fastAbsolute accepts in a host name: lowercase
+// letters, digits, '-' and '.' (an uppercase host is left to the general
+// path, which keeps its case as url.Parse does).
+var hostChar = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t['-'], t['.'] = true, true
+	return t
+}()
 
 // validHostPort reports whether the port of host, if any, is a decimal
 // number and the host name holds no colon outside brackets.
