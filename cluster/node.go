@@ -63,9 +63,9 @@ type Options struct {
 	// 100 ms.
 	StatusInterval time.Duration
 	// Linger bounds how long Close of a node that embeds the NATS server
-	// (EmbedAddr) waits for the other nodes to disconnect before it
-	// shuts the server down: their crawls need it to end. Default 1
-	// minute; negative: do not wait.
+	// (EmbedAddr) and leaves with nothing to do waits for the other
+	// nodes to disconnect before it shuts the server down: their crawls
+	// need it to end. Default 1 minute; negative: do not wait.
 	Linger time.Duration
 
 	// Index, if set, is this node's index shard, served to Searchers.
@@ -405,9 +405,10 @@ func (n *Node) round(ctx context.Context) round {
 // leaves with nothing to do lets the others end their crawls, one that
 // leaves work behind (cancelled, killed) keeps them waiting for its
 // return. Nodes that do not answer are gone already.
-func (n *Node) sayFarewell() {
+func (n *Node) sayFarewell() Status {
 	n.leaving.Store(true)
-	msg := appendLeave(nil, n.opts.Name, n.localStatus())
+	final := n.localStatus()
+	msg := appendLeave(nil, n.opts.Name, final)
 	ctx, cancel := context.WithTimeout(context.Background(), n.opts.RequestTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -422,6 +423,7 @@ func (n *Node) sayFarewell() {
 		})
 	}
 	wg.Wait()
+	return final
 }
 
 // linger keeps an embedded server up, at most Options.Linger, until the
@@ -487,8 +489,12 @@ func (n *Node) shutdown(farewell bool) error {
 		n.content.close()
 	}
 	if farewell && n.started {
-		n.sayFarewell()
-		n.linger()
+		if final := n.sayFarewell(); final.Busy == 0 {
+			// Lingering helps only nodes that can still end: not when
+			// this one leaves work behind (cancelled), which keeps
+			// them waiting for its return anyway.
+			n.linger()
+		}
 	}
 	for i := len(n.closers) - 1; i >= 0; i-- {
 		errs = append(errs, n.closers[i].Close())

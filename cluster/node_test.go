@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -243,4 +244,60 @@ func TestNodesLeaveInAnyOrder(t *testing.T) {
 	if n := len(fetched(web, func(string) bool { return true })); n < 50 {
 		t.Errorf("only %d pages fetched", n)
 	}
+}
+
+// TestLinger: a node embedding the server and leaving with nothing to do
+// keeps the server up while another node is connected (at most Linger);
+// one leaving work behind does not wait.
+func TestLinger(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		names := []string{"a", "b"}
+		a, err := NewNode(context.Background(), Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
+			Logger: quietLogger(), Linger: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewNode(context.Background(), Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(), Logger: quietLogger()})
+		if err != nil {
+			a.Close()
+			t.Fatal(err)
+		}
+		c, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: a.Splitter(), Resolver: loopbackResolver()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Start(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		if busy {
+			if err := c.Add(context.Background(), frontier.URL{URL: "http://" + hostOwnedBy(t, a, "a") + "/"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		closed := make(chan time.Time, 1)
+		go func() {
+			a.Close()
+			closed <- time.Now()
+		}()
+		const hold = 500 * time.Millisecond
+		time.Sleep(hold)
+		bClosed := time.Now()
+		b.Close()
+		aClosed := <-closed
+		if lingered := aClosed.After(bClosed); lingered == busy {
+			t.Errorf("busy %v: a closed %v after b (want lingering only when not busy)", busy, aClosed.Sub(bClosed))
+		}
+	}
+}
+
+// hostOwnedBy returns a host name the ring gives to node.
+func hostOwnedBy(t *testing.T, n *Node, node string) string {
+	for i := range 1000 {
+		h := fmt.Sprintf("h%d.test", i)
+		if n.Ring().HostOwner(h) == node {
+			return h
+		}
+	}
+	t.Fatalf("no host of %s", node)
+	return ""
 }

@@ -20,6 +20,10 @@
 //	crawler -nats-embed 127.0.0.1:4222 -node a -nodes a,b -seeds URL -out a
 //	crawler -nats nats://127.0.0.1:4222 -node b -nodes a,b -seeds URL -out b
 //
+// Each process ends when the whole cluster has nothing left to do; the
+// one embedding the server then waits (up to a minute) for the others to
+// disconnect before it exits, since they need the server to end too.
+//
 // Exit status: 0 when the crawl ran, 1 when it failed (nothing could be
 // fetched, the output could not be written), 2 for bad flags.
 package main
