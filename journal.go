@@ -28,6 +28,10 @@ import (
 //	journal.G         one line per event since: "+ depth url" when a URL was
 //	                  queued, "- outcome url" when it reached its outcome
 //	seen.fp           the fingerprint of every URL ever queued, 8 bytes each
+//	content.log       the changes of the content-seen set, when it is a
+//	                  dedup.Durable (the default is): documents recorded
+//	                  and fingerprints forgotten, so a resumed crawl still
+//	                  knows the content it fetched before
 //
 // Journal lines and fingerprints are written (not necessarily synced)
 // before the frontier is changed, so a killed process loses nothing the
@@ -59,6 +63,8 @@ type journal struct {
 	jw   *bufio.Writer
 	sf   *os.File
 	sw   *bufio.Writer
+	cf   *os.File      // content.log, if the content-seen set is durable
+	cd   dedup.Durable // that set
 	line []byte
 	fp   [8]byte
 }
@@ -91,6 +97,16 @@ func openJournal(ctx context.Context, c *Crawler) (*journal, int, error) {
 	if err := j.loadSeen(ctx); err != nil {
 		return nil, 0, err
 	}
+	if err := j.openContentLog(); err != nil {
+		return nil, 0, err
+	}
+	opened := false
+	defer func() {
+		if !opened && j.cf != nil {
+			j.cd.LogTo(nil)
+			j.cf.Close()
+		}
+	}()
 	pending, order, done, err := j.readJournal(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -137,7 +153,38 @@ func openJournal(ctx context.Context, c *Crawler) (*journal, int, error) {
 	if st, _ := j.jf.Stat(); st != nil && st.Size() > 0 {
 		j.jw.WriteByte('\n') // ends a torn line; empty lines are skipped
 	}
+	opened = true
 	return j, restored, nil
+}
+
+// openContentLog replays content.log into a durable content-seen set and
+// has the set append its later changes to it. A torn last record (a kill
+// in mid-write) is cut off; a damaged log is an error, since a crawl
+// resumed without it would take copies for new pages.
+func (j *journal) openContentLog() error {
+	d, ok := j.c.content.(dedup.Durable)
+	if !ok {
+		return nil
+	}
+	path := filepath.Join(j.dir, "content.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("crawlkit: content log: %w", err)
+	}
+	n, err := d.Replay(f)
+	if err == nil {
+		err = f.Truncate(n)
+	}
+	if err == nil {
+		_, err = f.Seek(n, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("crawlkit: content log %s: %w", path, err)
+	}
+	d.LogTo(f)
+	j.cf, j.cd = f, d
+	return nil
 }
 
 func (j *journal) ckptPath(gen int) string {
@@ -371,6 +418,9 @@ func (c *Crawler) checkpoint() error {
 	if err := j.sw.Flush(); err == nil {
 		j.sf.Sync()
 	}
+	if j.cf != nil {
+		j.cf.Sync()
+	}
 	meta := checkpointMeta{Version: journalVersion, Generation: next, Written: time.Now().UTC(), Stats: c.Stats()}
 	mb, _ := json.MarshalIndent(meta, "", "  ")
 	if err := writeFileAtomic(filepath.Join(j.dir, "checkpoint.json"), mb); err != nil {
@@ -424,6 +474,12 @@ func (j *journal) Close() error {
 	}
 	if e := j.sf.Close(); err == nil {
 		err = e
+	}
+	if j.cf != nil {
+		j.cd.LogTo(nil)
+		if e := j.cf.Close(); err == nil {
+			err = e
+		}
 	}
 	return err
 }

@@ -177,7 +177,9 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 			c.reportError(l.URL.URL, err)
 		} else {
 			res.Fingerprint = m.Fingerprint
-			if m.Seen {
+			// Seen at its own URL: recorded by a run killed before the
+			// page's outcome was journaled, and fetched again on resume.
+			if m.Seen && m.URL != l.URL.URL {
 				kept = true // its content is archived at the URL first seen with it
 				c.finishRevisit(l, DuplicateContent, res)
 				return

@@ -2,10 +2,17 @@ package crawlkit
 
 import (
 	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 )
 
@@ -86,5 +93,72 @@ func TestCancelAndResume(t *testing.T) {
 	}
 	if n := len(web.Log()) - before; n > 0 {
 		t.Errorf("a run over a finished crawl made %d requests", n)
+	}
+}
+
+// TestResumeKnowsContent: a page whose text was fetched before the stop
+// is a duplicate after the resume (the content-seen set comes back from
+// content.log), and a page recorded by a killed run and fetched again is
+// not a duplicate of itself.
+func TestResumeKnowsContent(t *testing.T) {
+	page := func(body string) *fetch.Response {
+		return &fetch.Response{Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}
+	}
+	same := strings.Repeat("the same words on two different hosts, ", 30)
+	site := fetch.Static{
+		"http://a.test/":     page(`<title>A</title><p>` + same + `</p><a href="/next">next</a>`),
+		"http://a.test/next": page(`<title>Next</title><p>another page altogether</p><a href="http://b.test/copy">copy</a>`),
+		"http://b.test/copy": page(`<title>Copy</title><p>` + same + `</p>`),
+	}
+	dir := t.TempDir()
+	// run crawls; with stopAfterOne it is cancelled after its first page.
+	run := func(seeds []string, stopAfterOne bool) Stats {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, CheckpointDir: dir, Logger: quietLogger()}
+		if stopAfterOne {
+			cfg.OnPage = func(*Page) { cancel() }
+		}
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := run([]string{"http://a.test/"}, true); s.Outcomes[Fetched] != 1 {
+		t.Fatalf("first run: %s", s.String())
+	}
+	if st, err := os.Stat(filepath.Join(dir, "content.log")); err != nil || st.Size() == 0 {
+		t.Fatalf("content.log: %v, %v", st, err)
+	}
+	s := run(nil, false)
+	if s.Outcomes[DuplicateContent] != 1 {
+		t.Errorf("resumed run: the copy of a page fetched before the stop was not a duplicate: %s", s.String())
+	}
+
+	// A killed run recorded http://a.test/ but journaled no outcome: the
+	// resumed run fetches it again and must keep it.
+	c, err := dedup.NewContent(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "content.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.LogTo(f)
+	doc, _ := (&fetch.HTML{}).Parse(&fetch.Response{URL: &url.URL{Scheme: "http", Host: "a.test", Path: "/"}, Status: 200, Body: site["http://a.test/"].Body})
+	if _, err := c.Seen(context.Background(), dedup.Doc{URL: "http://a.test/", Text: []byte(doc.Text)}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if s := run([]string{"http://a.test/"}, false); s.Outcomes[DuplicateContent] != 1 || s.Outcomes[Fetched] != 2 {
+		t.Errorf("after a kill: %s; want a.test and its next page fetched, the copy a duplicate", s.String())
 	}
 }

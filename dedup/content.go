@@ -3,6 +3,7 @@ package dedup
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -118,8 +119,12 @@ type Content struct {
 	near      *shingle.NearIndex
 	simhash   bool // the near index confirms by simhash
 
-	mu   sync.Mutex
-	docs map[uint64]string // fingerprint → URL first seen at
+	k int // MinHash values per signature
+
+	mu     sync.Mutex
+	docs   map[uint64]string // fingerprint → URL first seen at
+	log    io.Writer         // see LogTo
+	logBuf []byte
 }
 
 var _ ContentSeen = (*Content)(nil)
@@ -146,8 +151,8 @@ func NewContent(opts *ContentOptions) (*Content, error) {
 	if err != nil {
 		return nil, &Error{Op: "NewContent", Err: err}
 	}
-	c := &Content{near: near, simhash: o.MaxHamming > 0, docs: make(map[uint64]string)}
 	skOpts := sk.Options()
+	c := &Content{near: near, simhash: o.MaxHamming > 0, k: skOpts.K, docs: make(map[uint64]string)}
 	c.sketchers.New = func() any {
 		s, _ := shingle.NewSketcher(&skOpts) // validated above
 		return s
@@ -189,6 +194,11 @@ func (c *Content) Seen(ctx context.Context, doc Doc) (Match, error) {
 		return Match{}, &Error{Op: "Seen", Subject: doc.URL, Err: err}
 	}
 	c.docs[fp] = doc.URL
+	if c.log != nil {
+		if err := writeRecord(c.log, &c.logBuf, &logRecord{add: true, fp: fp, url: doc.URL, sig: sig, simhash: sh}); err != nil {
+			return Match{Fingerprint: fp}, err
+		}
+	}
 	return Match{Fingerprint: fp}, nil
 }
 
@@ -199,8 +209,12 @@ func (c *Content) Forget(ctx context.Context, fp uint64) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, ok := c.docs[fp]
 	delete(c.docs, fp)
 	c.near.Remove(fp)
+	if ok && c.log != nil {
+		return writeRecord(c.log, &c.logBuf, &logRecord{fp: fp})
+	}
 	return nil
 }
 
@@ -217,8 +231,10 @@ func (c *Content) Len() int {
 // per document; Seen costs one tokenizing pass. The zero value is ready to
 // use; safe for concurrent use.
 type ExactContent struct {
-	mu   sync.Mutex
-	docs map[uint64]string
+	mu     sync.Mutex
+	docs   map[uint64]string
+	log    io.Writer // see LogTo
+	logBuf []byte
 }
 
 var _ ContentSeen = (*ExactContent)(nil)
@@ -238,6 +254,11 @@ func (c *ExactContent) Seen(ctx context.Context, doc Doc) (Match, error) {
 		c.docs = make(map[uint64]string)
 	}
 	c.docs[fp] = doc.URL
+	if c.log != nil {
+		if err := writeRecord(c.log, &c.logBuf, &logRecord{add: true, fp: fp, url: doc.URL}); err != nil {
+			return Match{Fingerprint: fp}, err
+		}
+	}
 	return Match{Fingerprint: fp}, nil
 }
 
@@ -248,6 +269,10 @@ func (c *ExactContent) Forget(ctx context.Context, fp uint64) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, ok := c.docs[fp]
 	delete(c.docs, fp)
+	if ok && c.log != nil {
+		return writeRecord(c.log, &c.logBuf, &logRecord{fp: fp})
+	}
 	return nil
 }

@@ -21,7 +21,9 @@
 // estimated Jaccard similarity ≥ 0.8 (package shingle; optionally also by
 // simhash). ExactContent finds exact duplicates only. For continuous
 // crawling, keep Match.Fingerprint with the URL and call Forget when a
-// re-crawl finds the page changed.
+// re-crawl finds the page changed. Both are Durable: they can write
+// every change to an append-only log (LogTo) and rebuild themselves from
+// it (Replay), which the crawler does in its checkpoint directory.
 //
 // # Example
 //
