@@ -156,18 +156,7 @@ func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	resp.Body, resp.WireBytes, resp.Truncated = body, wire, truncated
 
 	ctype := hresp.Header.Get("Content-Type")
-	if ctype == "" && len(body) > 0 {
-		// Sniff the type, but not the charset: DetectContentType says
-		// utf-8 for any HTML.
-		ctype, _, _ = strings.Cut(http.DetectContentType(body), ";")
-	}
-	if mt, _, err := mime.ParseMediaType(ctype); err == nil {
-		resp.ContentType = mt
-	} else if i := strings.IndexByte(ctype, ';'); i >= 0 {
-		resp.ContentType = strings.ToLower(strings.TrimSpace(ctype[:i]))
-	} else {
-		resp.ContentType = strings.ToLower(strings.TrimSpace(ctype))
-	}
+	resp.ContentType = ContentTypeOf(ctype, body)
 	if isText(resp.ContentType) {
 		resp.Body, resp.Charset = ToUTF8(resp.Body, ctype)
 	}
@@ -188,6 +177,33 @@ func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		resp.Timings.FirstByte = firstByte.Sub(start)
 	}
 	return resp, nil
+}
+
+// MediaType returns the media type of a Content-Type value, lowercase and
+// without parameters ("text/html"), or "" when there is none or it is not
+// a media type ("text html"). Parameters mime.ParseMediaType rejects do
+// not lose the type.
+func MediaType(ct string) string {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	t, _, _ := strings.Cut(ct, ";")
+	if mt, _, err := mime.ParseMediaType(t); err == nil {
+		return mt
+	}
+	return ""
+}
+
+// ContentTypeOf is Response.ContentType for a response with Content-Type
+// header value ct and the given body: its MediaType, or, when that is
+// empty, the type sniffed from the body (http.DetectContentType; "" for
+// an empty body), as browsers do.
+func ContentTypeOf(ct string, body []byte) string {
+	if mt := MediaType(ct); mt != "" || len(body) == 0 {
+		return mt
+	}
+	// The type only: DetectContentType says utf-8 for any HTML.
+	return MediaType(http.DetectContentType(body))
 }
 
 // isText reports whether a media type is text to convert to UTF-8. XML is

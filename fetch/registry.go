@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
-	"mime"
 	"strings"
 	"sync"
 )
@@ -55,13 +54,7 @@ func (r *Registry) Register(mediaType string, p Parser) {
 	r.types[mt] = p
 }
 
-func normType(ct string) string {
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		return mt
-	}
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.ToLower(strings.TrimSpace(mt))
-}
+func normType(ct string) string { return MediaType(ct) }
 
 // ParserFor returns the parser the Registry uses for resp, or nil when
 // there is none.

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -256,6 +257,33 @@ func TestRegistryCrawlFollowsFeeds(t *testing.T) {
 		sort.Strings(pages)
 		if got := fmt.Sprint(pages); got != tt.want {
 			t.Errorf("%s: crawled %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestContentTypeOf(t *testing.T) {
+	html := []byte("<!DOCTYPE html><title>x</title>")
+	for _, tt := range []struct {
+		ct   string
+		body []byte
+		want string
+	}{
+		{"text/html; charset=utf-8", nil, "text/html"},
+		{"Text/HTML", nil, "text/html"},
+		{"text/html; charset", nil, "text/html"}, // a parameter mime rejects
+		{"application/rss+xml;;", nil, "application/rss+xml"},
+		{"text html", nil, ""},           // not a media type, nothing to sniff
+		{"text html", html, "text/html"}, // sniffed, as browsers do
+		{"", html, "text/html"},
+		{"", []byte("%PDF-1.4"), "application/pdf"},
+		{"", nil, ""},
+		{"image/png", html, "image/png"}, // a valid type is taken as given
+	} {
+		if got := fetch.ContentTypeOf(tt.ct, tt.body); got != tt.want {
+			t.Errorf("ContentTypeOf(%q, %q) = %q, want %q", tt.ct, tt.body, got, tt.want)
+		}
+		if strings.ContainsAny(fetch.MediaType(tt.ct), "; ") {
+			t.Errorf("MediaType(%q) = %q", tt.ct, fetch.MediaType(tt.ct))
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/netip"
 	"os"
@@ -353,11 +352,7 @@ func (r *Replay) parse(req *fetch.Request, rec *Record, e entry) (*fetch.Respons
 	body, truncated := decode(wire, hr.Header.Get("Content-Encoding"), r.opts.MaxBodySize)
 	resp.Body, resp.Truncated = body, truncated
 	ct := hr.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		resp.ContentType = mt
-	} else if ct != "" {
-		resp.ContentType = strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
-	}
+	resp.ContentType = fetch.ContentTypeOf(ct, body) // as the fetcher saw it
 	if isText(resp.ContentType) {
 		resp.Body, resp.Charset = fetch.ToUTF8(resp.Body, ct)
 		if e.charset != "" {
