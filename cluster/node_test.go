@@ -287,6 +287,9 @@ func TestLinger(t *testing.T) {
 		if lingered := aClosed.After(bClosed); lingered == busy {
 			t.Errorf("busy %v: a closed %v after b (want lingering only when not busy)", busy, aClosed.Sub(bClosed))
 		}
+		if d := aClosed.Sub(bClosed); !busy && d > 5*time.Second {
+			t.Errorf("a lingered %v after b left (Linger 20 s): it waits for connections that are not nodes", d)
+		}
 	}
 }
 
