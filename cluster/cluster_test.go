@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -384,6 +385,57 @@ func TestContentSeenPartitioned(t *testing.T) {
 	m, err := nodes[2].ContentSeen().Seen(ctx, dedup.Doc{URL: "http://new.test/", Text: text})
 	if err != nil || m.Seen {
 		t.Fatalf("after Forget: %+v, %v; want not seen", m, err)
+	}
+}
+
+// TestContentPartitionLog: a node's partition, logged as the crawler
+// does (dedup.Durable), comes back in a node started anew from the log,
+// with the fingerprints other nodes recorded there and the forgotten one
+// gone.
+func TestContentPartitionLog(t *testing.T) {
+	nodes, tr := memNodes(t, 2, nil)
+	ctx := context.Background()
+	var log bytes.Buffer
+	var d dedup.Durable = nodes[0].ContentSeen()
+	d.LogTo(&log)
+	var texts []string
+	for i := 0; len(texts) < 6; i++ {
+		text := fmt.Sprintf("text number %d", i)
+		if nodes[0].Ring().FingerprintOwner(dedup.TextFingerprint([]byte(text))) == "n0" {
+			texts = append(texts, text)
+		}
+	}
+	for i, text := range texts {
+		nd := nodes[i%2] // recorded locally on n0 or through a lookup from n1
+		if m, err := nd.ContentSeen().Seen(ctx, dedup.Doc{URL: fmt.Sprintf("http://first/%d", i), Text: []byte(text)}); err != nil || m.Seen {
+			t.Fatalf("%q: %+v, %v", text, m, err)
+		}
+	}
+	if err := nodes[1].ContentSeen().Forget(ctx, dedup.TextFingerprint([]byte(texts[5]))); err != nil {
+		t.Fatal(err)
+	}
+	d.LogTo(nil)
+	nodes[0].Close()
+
+	again, err := NewNode(ctx, Options{Name: "n0", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(), Shards: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, err := again.ContentSeen().Replay(&log); err != nil {
+		t.Fatal(err)
+	}
+	if again.ContentSeen().Len() != 5 {
+		t.Errorf("the replayed partition holds %d fingerprints, want 5", again.ContentSeen().Len())
+	}
+	for i, text := range texts {
+		m, err := nodes[1].ContentSeen().Seen(ctx, dedup.Doc{URL: "http://copy/", Text: []byte(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := i != 5; m.Seen != want || want && m.URL != fmt.Sprintf("http://first/%d", i) {
+			t.Errorf("%q after the restart: %+v", text, m)
+		}
 	}
 }
 

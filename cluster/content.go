@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -14,7 +16,9 @@ import (
 // decides the node that keeps it, and lookups for other nodes are batched
 // (LookupBatch fingerprints or LookupDelay, whichever first) into one
 // request whose answer is a bitmap of the seen ones plus their first
-// URLs. It implements dedup.ContentSeen for crawlkit.Config.ContentSeen.
+// URLs. It implements dedup.ContentSeen for crawlkit.Config.ContentSeen,
+// and dedup.Durable for the node's partition, which a crawler with a
+// CheckpointDir logs there and replays when the node restarts.
 // Only exact duplicates are found: MinHash near-duplicates cannot be
 // partitioned by value. A fingerprint owned by this node costs a map
 // lookup; another node's costs up to LookupDelay plus a round trip,
@@ -26,6 +30,7 @@ type Content struct {
 	size    int
 	delay   time.Duration
 	timeout time.Duration
+	log     *slog.Logger
 
 	store fpStore
 
@@ -34,37 +39,19 @@ type Content struct {
 	wg      sync.WaitGroup
 }
 
+var _ dedup.Durable = (*Content)(nil)
+
 // fpStore is a node's partition: fingerprint → first URL.
-type fpStore struct {
-	mu sync.Mutex
-	m  map[uint64]string
-}
+type fpStore struct{ dedup.ExactContent }
 
 // testAndAdd records fp at url unless present; it returns the URL fp was
 // first seen at (url itself for a retried lookup of the same document).
-func (s *fpStore) testAndAdd(fp uint64, url string) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[uint64]string{}
+func (s *fpStore) testAndAdd(fp uint64, url string) (string, bool, error) {
+	first, known, err := s.Record(fp, url)
+	if known && first != url {
+		return first, true, nil
 	}
-	if u, ok := s.m[fp]; ok {
-		return u, u != url
-	}
-	s.m[fp] = url
-	return "", false
-}
-
-func (s *fpStore) forget(fp uint64) {
-	s.mu.Lock()
-	delete(s.m, fp)
-	s.mu.Unlock()
-}
-
-func (s *fpStore) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.m)
+	return "", false, err
 }
 
 // lookup is one batch of lookups for one owner.
@@ -77,8 +64,8 @@ type lookup struct {
 	timer *time.Timer
 }
 
-func newContent(ring *Ring, self string, t Transport, size int, delay, timeout time.Duration) *Content {
-	return &Content{ring: ring, self: self, t: t, size: size, delay: delay, timeout: timeout, batches: map[string]*lookup{}}
+func newContent(ring *Ring, self string, t Transport, size int, delay, timeout time.Duration, log *slog.Logger) *Content {
+	return &Content{ring: ring, self: self, t: t, size: size, delay: delay, timeout: timeout, log: log, batches: map[string]*lookup{}}
 }
 
 // Seen implements dedup.ContentSeen.
@@ -87,10 +74,11 @@ func (c *Content) Seen(ctx context.Context, doc dedup.Doc) (dedup.Match, error) 
 	m := dedup.Match{Fingerprint: fp}
 	owner := c.ring.FingerprintOwner(fp)
 	if owner == c.self {
-		if u, seen := c.store.testAndAdd(fp, doc.URL); seen {
+		u, seen, err := c.store.testAndAdd(fp, doc.URL)
+		if seen {
 			m.Seen, m.URL, m.Of, m.Similarity = true, u, fp, 1
 		}
-		return m, nil
+		return m, err
 	}
 	c.mu.Lock()
 	b := c.batches[owner]
@@ -164,16 +152,24 @@ func (c *Content) serve(_ context.Context, req []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.store.forget(fp)
-		return nil, nil
+		return nil, c.store.Forget(context.Background(), fp)
 	}
 	items, err := decodeSeen(req)
 	if err != nil {
 		return nil, err
 	}
 	seen, urls := make([]bool, len(items)), make([]string, len(items))
+	var errs []error
 	for i, it := range items {
-		urls[i], seen[i] = c.store.testAndAdd(it.fp, it.url)
+		var err error
+		if urls[i], seen[i], err = c.store.testAndAdd(it.fp, it.url); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		// The fingerprints are recorded; only the log failed. Answer,
+		// and report it here.
+		c.log.Error("cluster: content log", "err", errors.Join(errs...))
 	}
 	return appendSeenAnswer(nil, seen, urls), nil
 }
@@ -183,15 +179,22 @@ func (c *Content) serve(_ context.Context, req []byte) ([]byte, error) {
 func (c *Content) Forget(ctx context.Context, fp uint64) error {
 	owner := c.ring.FingerprintOwner(fp)
 	if owner == c.self {
-		c.store.forget(fp)
-		return nil
+		return c.store.Forget(ctx, fp)
 	}
 	_, err := c.t.Request(ctx, "content."+owner, appendForget(nil, fp))
 	return err
 }
 
 // Len returns the number of fingerprints this node's partition holds.
-func (c *Content) Len() int { return c.store.len() }
+func (c *Content) Len() int { return c.store.Len() }
+
+// LogTo implements dedup.Durable for this node's partition: the crawler
+// keeps it in its checkpoint directory, so a node restarted on it answers
+// for the fingerprints it held.
+func (c *Content) LogTo(w io.Writer) { c.store.LogTo(w) }
+
+// Replay implements dedup.Durable for this node's partition.
+func (c *Content) Replay(r io.Reader) (int64, error) { return c.store.Replay(r) }
 
 // close waits for the lookups under way.
 func (c *Content) close() {

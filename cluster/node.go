@@ -155,7 +155,7 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 	}
 	n.meter = &Meter{T: n.raw}
 	n.splitter = newSplitter(ring, opts.Name, n.meter, opts.BatchSize, opts.BatchDelay, opts.Logger)
-	n.content = newContent(ring, opts.Name, n.meter, opts.LookupBatch, opts.LookupDelay, opts.RequestTimeout)
+	n.content = newContent(ring, opts.Name, n.meter, opts.LookupBatch, opts.LookupDelay, opts.RequestTimeout, opts.Logger)
 	c, err := n.raw.Serve("content."+opts.Name, n.content.serve)
 	if err != nil {
 		n.shutdown(false)

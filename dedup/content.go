@@ -245,21 +245,39 @@ func (c *ExactContent) Seen(ctx context.Context, doc Doc) (Match, error) {
 		return Match{}, &Error{Op: "Seen", Subject: doc.URL, Err: err}
 	}
 	fp := TextFingerprint(doc.Text)
+	first, known, err := c.Record(fp, doc.URL)
+	if known {
+		return Match{Seen: true, URL: first, Of: fp, Similarity: 1, Fingerprint: fp}, nil
+	}
+	return Match{Fingerprint: fp}, err
+}
+
+// Record is Seen for a document whose fingerprint is known already (a
+// partition of a distributed set gets fingerprints, not texts): it records
+// url under fp unless fp is there, and returns the URL fp was first
+// recorded at and whether it was there. An error is one of writing the
+// log (see LogTo); the record stands.
+func (c *ExactContent) Record(fp uint64, url string) (first string, known bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if url, ok := c.docs[fp]; ok {
-		return Match{Seen: true, URL: url, Of: fp, Similarity: 1, Fingerprint: fp}, nil
+	if first, ok := c.docs[fp]; ok {
+		return first, true, nil
 	}
 	if c.docs == nil {
 		c.docs = make(map[uint64]string)
 	}
-	c.docs[fp] = doc.URL
+	c.docs[fp] = url
 	if c.log != nil {
-		if err := writeRecord(c.log, &c.logBuf, &logRecord{add: true, fp: fp, url: doc.URL}); err != nil {
-			return Match{Fingerprint: fp}, err
-		}
+		err = writeRecord(c.log, &c.logBuf, &logRecord{add: true, fp: fp, url: url})
 	}
-	return Match{Fingerprint: fp}, nil
+	return url, false, err
+}
+
+// Len returns the number of recorded documents.
+func (c *ExactContent) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.docs)
 }
 
 // Forget implements ContentSeen.
