@@ -1,6 +1,7 @@
 package dedup_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -47,4 +48,23 @@ func ExampleContent() {
 	// http://mirror.test/story duplicate of http://a.test/story
 	// http://b.test/story?print near-duplicate of http://a.test/story
 	// http://c.test/other new
+}
+
+// The content-seen set of a crawl that stops and resumes: every change is
+// appended to a log (a file in practice), which a new set replays.
+func ExampleDurable() {
+	ctx := context.Background()
+	var log bytes.Buffer // os.OpenFile("content.log", os.O_CREATE|os.O_RDWR, 0o644)
+	before := &dedup.ExactContent{}
+	before.LogTo(&log)
+	before.Seen(ctx, dedup.Doc{URL: "http://a.test/", Text: []byte("The same text.")})
+
+	after := &dedup.ExactContent{}
+	n, err := after.Replay(&log) // then truncate the file to n and LogTo it
+	fmt.Println(n > 0, err)
+	m, _ := after.Seen(ctx, dedup.Doc{URL: "http://b.test/copy", Text: []byte("the same text")})
+	fmt.Println(m.Seen, m.URL)
+	// Output:
+	// true <nil>
+	// true http://a.test/
 }
