@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -118,4 +120,40 @@ func BenchmarkContentSeen(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkContentSeenLogged records new documents with the log in a file,
+// as the crawler keeps it: the cost of durability per recorded document
+// (compare BenchmarkContentSeen) and the log's bytes per document. Every
+// document is new (URL and text differ), unlike BenchmarkContentSeen's
+// repeats.
+func BenchmarkContentSeenLogged(b *testing.B) {
+	for _, logged := range []bool{false, true} {
+		b.Run(fmt.Sprintf("logged=%v", logged), func(b *testing.B) {
+			ctx := context.Background()
+			c, _ := dedup.NewContent(nil)
+			f, err := os.Create(filepath.Join(b.TempDir(), "content.log"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			if logged {
+				c.LogTo(f)
+			}
+			i := 0
+			for b.Loop() {
+				// Generating the text costs the same in both runs.
+				doc := []byte(deduptest.Text(uint64(i), 300))
+				m, err := c.Seen(ctx, dedup.Doc{URL: fmt.Sprintf("http://h.test/%d", i), Text: doc})
+				if err != nil || m.Seen {
+					b.Fatalf("doc %d: %+v, %v", i, m, err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i), "ns/doc")
+			if st, err := f.Stat(); err == nil && logged {
+				b.ReportMetric(float64(st.Size())/float64(i), "log-B/doc")
+			}
+		})
+	}
 }
