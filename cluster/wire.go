@@ -207,7 +207,7 @@ func decodeSeenAnswer(data []byte) (seen []bool, urls []string, err error) {
 	r := reader{b: data}
 	r.kind(kindSeenAns)
 	n := r.uvarint()
-	if r.err == nil && (n+7)/8 > uint64(len(r.b)) {
+	if r.err == nil && n > 8*uint64(len(r.b)) { // not (n+7)/8: it overflows
 		r.err = ErrCorrupt
 	}
 	if r.err != nil {
