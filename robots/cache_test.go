@@ -466,6 +466,9 @@ func TestCacheRequestURI(t *testing.T) {
 		{"http://a.test", false}, {"http://a.test/", false}, {"http://a.test/?", true},
 		{"http://a.test/x?y", false}, {"http://a.test/y?s=1", false}, {"http://a.test/y?t=1#s=", true},
 		{"http://a.test/p%2Fq", true}, {"http://a.test/p/q", false},
+		// The path //b/x does not start with /x (its request URI was once
+		// read as a scheme-relative URL of host b, path /x).
+		{"http://a.test//b/x", true}, {"http://a.test//x", true}, {"http://a.test//", true},
 	}
 	for _, tt := range tests {
 		if got := allowed(t, c, tt.url); got != tt.want {

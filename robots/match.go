@@ -166,29 +166,32 @@ func appendCanon(dst []byte, s string, inQuery bool) ([]byte, bool) {
 // requestPath returns the path and query of target, a full URL or a path,
 // possibly followed by a fragment, which canonPath removes. It does not
 // allocate. slash reports that the result lacks the leading "/" it stands for
-// ("http://h?q" has path "/?q").
+// ("http://h?q" has path "/?q"). A target that starts with "/" is a path,
+// also "//a/b" (the path of http://h//a/b, as url.URL.EscapedPath gives
+// it): it is not read as a scheme-relative URL, so that a canonical path
+// stays what it is.
 func requestPath(target string) (p string, slash bool) {
-	if strings.HasPrefix(target, "//") {
-		// Scheme-relative URL: skip the authority.
-		return afterAuthority(target[2:])
-	}
 	if !strings.HasPrefix(target, "/") {
-		// A scheme is letters, digits, '+', '-', '.' up to "://".
+		// A scheme (RFC 3986 §3.1) is a letter, then letters, digits,
+		// '+', '-' and '.', up to "://".
 		for i := 0; i < len(target); i++ {
 			c := target[i]
-			if c == ':' {
+			if c == ':' && i > 0 {
 				if strings.HasPrefix(target[i:], "://") {
 					return afterAuthority(target[i+3:])
 				}
 				break
 			}
-			if c == '/' || c == '?' || c == '#' {
+			if !isAlpha(c) && (i == 0 || !isDigit(c) && c != '+' && c != '-' && c != '.') {
 				break
 			}
 		}
 	}
 	return target, !strings.HasPrefix(target, "/")
 }
+
+func isAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // afterAuthority returns what follows the authority that starts s.
 func afterAuthority(s string) (string, bool) {

@@ -352,11 +352,16 @@ func TestAllowedTargets(t *testing.T) {
 		want   bool
 	}{
 		{"https://example.com", false}, {"https://example.com/", false}, {"http://example.com?x", true},
-		{"http://example.com:8080/#frag", false}, {"//example.com/", false}, {"/", false}, {"", false},
+		{"http://example.com:8080/#frag", false}, {"//example.com/", true}, {"/", false}, {"", false},
 		{"/a?b", false}, {"/a?c", true}, {"https://h/a?b=1", false}, {"/a#?b", true},
 		{"/x?q=1", false}, {"/x?r=1", true}, {"https://u:p@h/a?b", false},
 		{"mailto:x", true}, {"http://h#/a?b", false}, {"http://h?a#x", true}, {"/a?b#", false}, {"/%61?b#c", false},
 		{"a?b", false}, {"#x", false},
+		// A target starting with "/" is a path, "//" too (http://h//x/a?b
+		// has the path //x/a): not a scheme-relative URL.
+		{"//x/a?b", true}, {"//x?q=1", false},
+		// A scheme is a letter, then letters, digits, '+', '-', '.'.
+		{"h+s-1.x://h/a?b", false}, {"[x://h/a?b", true}, {"1x://h/a?b", true},
 	}
 	for _, tt := range tests {
 		if got := r.Allowed("bot", tt.target); got != tt.want {
