@@ -542,6 +542,33 @@ type succState struct {
 	scratch scratch
 }
 
+// buf returns the buffer to decode the i-th list of a reference chain
+// into: out for the last one (i = 0), else a and b in turn, so the list
+// being decoded never shares memory with the one it references.
+func (st *succState) buf(i int, out []int) []int {
+	switch {
+	case i == 0:
+		return out
+	case i&1 == 0:
+		return st.a
+	default:
+		return st.b
+	}
+}
+
+// keep stores the list decoded into buf(i, ...) back where it came from,
+// so a buffer grown once stays grown.
+func (st *succState) keep(i int, res []int, out *[]int) {
+	switch {
+	case i == 0:
+		*out = res
+	case i&1 == 0:
+		st.a = res
+	default:
+		st.b = res
+	}
+}
+
 func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
 	if g.fast {
 		return g.successorsFast(x, out, st)
@@ -573,26 +600,11 @@ func (g *BVGraph) successors(x int, out []int, st *succState) ([]int, error) {
 	for i := len(chain) - 1; i >= 0; i-- {
 		h := chain[i]
 		r.SetPosition(h.pos)
-		var dst []int
-		if i == 0 {
-			dst = out
-		} else if i&1 == 0 {
-			dst = st.a
-		} else {
-			dst = st.b
-		}
-		res, err := g.decodeRest(r, h, prev, &st.scratch, dst)
+		res, err := g.decodeRest(r, h, prev, &st.scratch, st.buf(i, out))
 		if err != nil {
 			return out, err
 		}
-		switch {
-		case i == 0:
-			out = res
-		case i&1 == 0:
-			st.a = res
-		default:
-			st.b = res
-		}
+		st.keep(i, res, &out)
 		prev = res
 	}
 	return out, nil
@@ -619,27 +631,11 @@ func (g *BVGraph) successorsFast(x int, out []int, st *succState) ([]int, error)
 	var prev []int
 	for i := len(chain) - 1; i >= 0; i-- {
 		h := chain[i]
-		var dst []int
-		switch {
-		case i == 0:
-			dst = out
-		case i&1 == 0:
-			dst = st.a
-		default:
-			dst = st.b
-		}
-		res, _, err := g.restFast(h.pos, h.x, h.d, h.ref, prev, nil, 0, &st.scratch, dst)
+		res, _, err := g.restFast(h.pos, h.x, h.d, h.ref, prev, nil, 0, &st.scratch, st.buf(i, out))
 		if err != nil {
 			return out, err
 		}
-		switch {
-		case i == 0:
-			out = res
-		case i&1 == 0:
-			st.a = res
-		default:
-			st.b = res
-		}
+		st.keep(i, res, &out)
 		prev = res
 	}
 	return out, nil
