@@ -518,7 +518,9 @@ func int2nat(v int) uint64 {
 // and returns the result. Reference chains are resolved iteratively: the
 // chain's headers are collected first, then the lists are decoded from the
 // oldest to x, each from the previous one. Cost: the sum of the outdegrees
-// along the chain; allocation-free when buf has capacity. A chain longer
+// along the chain; allocation-free when buf has capacity. The decoder may
+// use all of buf's capacity as scratch, also past the returned length.
+// A chain longer
 // than the maxrefcount property (unless Unlimited) is reported as ErrFormat,
 // since no Java-compatible compressor writes one.
 func (g *BVGraph) Successors(x int, buf []int) ([]int, error) {

@@ -205,12 +205,12 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 				return out, pos, g.valueErr(pos, "blocks exceed the reference list")
 			}
 			if i&1 == 0 {
-				out = append(out, refList[k:k+int(b)]...)
+				out = appendList(out, refList[k:k+int(b)])
 			}
 			k += int(b)
 		}
 		if bc&1 == 0 {
-			out = append(out, refList[k:]...)
+			out = appendList(out, refList[k:])
 		}
 	}
 	ncopied := len(out)
@@ -340,6 +340,22 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 		return out, pos, formatErr("repeated successor")
 	}
 	return out, pos, nil
+}
+
+// appendList appends src to out. Most copied blocks are short (a third of
+// those of cnr-2000 have one or two arcs): when src has at most 8 elements
+// and both slices have room for 8 past their starts, it moves 8 words
+// unconditionally (the extra ones land past len(out) and are overwritten
+// or ignored), which is cheaper than a call to memmove with its branches
+// on the size.
+func appendList(out, src []int) []int {
+	n := len(out)
+	if len(src) <= 8 && cap(src) >= 8 && cap(out)-n >= 8 {
+		t := *(*[8]int)(src[:8])
+		*(*[8]int)(out[n : n+8]) = t
+		return out[:n+len(src)]
+	}
+	return append(out, src...)
 }
 
 // mergeBack merges the strictly increasing extras into the strictly
