@@ -519,10 +519,9 @@ func int2nat(v int) uint64 {
 // chain's headers are collected first, then the lists are decoded from the
 // oldest to x, each from the previous one. Cost: the sum of the outdegrees
 // along the chain; allocation-free when buf has capacity. The decoder may
-// use all of buf's capacity as scratch, also past the returned length.
-// A chain longer
-// than the maxrefcount property (unless Unlimited) is reported as ErrFormat,
-// since no Java-compatible compressor writes one.
+// use all of buf's capacity as scratch, also past the returned length. A
+// chain longer than the maxrefcount property (unless Unlimited) is reported
+// as ErrFormat, since no Java-compatible compressor writes one.
 func (g *BVGraph) Successors(x int, buf []int) ([]int, error) {
 	if x < 0 || x >= g.props.Nodes {
 		return buf[:0], nodeErr("successors", x, ErrNodeRange)
