@@ -3,6 +3,9 @@ package webgraph
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -26,6 +29,44 @@ func BenchmarkSharedSequential(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(arcs), "ns/arc")
 	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(arcs), "cpu-ns/arc")
 	b.ReportMetric(float64(g.StreamBits())/float64(g.NumArcs()), "bits/link")
+}
+
+// BenchmarkSharedParallel decodes all of cnr-2000 with one split iterator
+// per processor, each in its goroutine: ns/arc is wall time, cpu-ns/arc the
+// processor time of all of them.
+func BenchmarkSharedParallel(b *testing.B) {
+	g := openShared(b, "cnr-2000")
+	p := runtime.GOMAXPROCS(0)
+	b.SetBytes(int64(g.StreamBits() / 8))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var arcs atomic.Int64
+	for i := 0; i < b.N; i++ {
+		its, err := g.SplitNodeIterators(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for _, it := range its {
+			wg.Go(func() {
+				var n int64
+				for it.Next() {
+					n += int64(len(it.Successors()))
+				}
+				arcs.Add(n)
+			})
+		}
+		wg.Wait()
+		for _, it := range its {
+			if it.Err() != nil {
+				b.Fatal(it.Err())
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(arcs.Load()), "ns/arc")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(arcs.Load()), "cpu-ns/arc")
+	b.ReportMetric(float64(p), "goroutines")
 }
 
 // BenchmarkSharedRandomAccess enumerates the successors of random nodes.

@@ -1,7 +1,9 @@
 package webgraph
 
 import (
+	"fmt"
 	"iter"
+	"sort"
 
 	"github.com/crawlkit/crawlkit/webgraph/bitio"
 )
@@ -21,7 +23,8 @@ type NodeIterator struct {
 	g       *BVGraph
 	r       bitio.Reader // generic codes only
 	pos     uint64       // bit position of the next node
-	x       int          // current node, -1 before the first Next
+	x       int          // current node, from-1 before the first Next
+	end     int          // the node after the last one
 	slot    int          // ring slot of the next node: (x+1) mod len(ring)
 	ring    [][]int
 	cur     []int
@@ -36,14 +39,78 @@ func (g *BVGraph) NodeIterator() *NodeIterator {
 }
 
 func (g *BVGraph) iter(onStart func(uint64)) *NodeIterator {
-	it := &NodeIterator{g: g, x: -1, ring: make([][]int, g.window+1), onStart: onStart}
+	it := &NodeIterator{g: g, x: -1, end: g.props.Nodes, ring: make([][]int, g.window+1), onStart: onStart}
 	it.r.ResetWords(g.words, g.nbits)
 	return it
 }
 
+// NodeIteratorRange returns an iterator over the nodes from, from+1, …,
+// to-1. References reach back WindowSize lists, so the iterator starts by
+// decoding the lists before from with Successors (random access, through
+// the offsets): a start costs about WindowSize random accesses, after which
+// the scan is as fast as a NodeIterator from node 0.
+func (g *BVGraph) NodeIteratorRange(from, to int) (*NodeIterator, error) {
+	n := g.props.Nodes
+	if from < 0 || from > to || to > n {
+		return nil, fmt.Errorf("webgraph: node range [%d, %d) of a graph of %d nodes: %w", from, to, n, ErrNodeRange)
+	}
+	it := g.iter(nil)
+	it.x, it.end = from-1, to
+	if from == 0 || from == to {
+		if from == to {
+			it.x = to - 1
+		}
+		return it, nil
+	}
+	l := len(it.ring)
+	for y := max(0, from-g.window); y < from; y++ {
+		list, err := g.Successors(y, nil)
+		if err != nil {
+			return nil, err
+		}
+		it.ring[y%l] = list
+	}
+	it.slot = from % l
+	it.pos = g.offsets.get(from)
+	it.r.SetPosition(it.pos)
+	return it, nil
+}
+
+// SplitNodeIterators returns at most k iterators over consecutive node
+// ranges that together cover the graph, for k goroutines to scan it in
+// parallel (Java WebGraph's splitNodeIterators). The ranges split the bit
+// stream, not the node count, into nearly equal parts, so each iterator
+// has about the same decoding work.
+func (g *BVGraph) SplitNodeIterators(k int) ([]*NodeIterator, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("webgraph: %d iterators requested", k)
+	}
+	n := g.props.Nodes
+	its := make([]*NodeIterator, 0, k)
+	from := 0
+	for i := 1; i <= k; i++ {
+		to := n
+		if i < k {
+			// The first node starting at or after i/k of the stream.
+			target := g.nbits / uint64(k) * uint64(i)
+			to = sort.Search(n, func(x int) bool { return g.offsets.get(x) >= target })
+		}
+		if to <= from && (i < k || len(its) > 0) {
+			continue // an empty range, unless the graph has no nodes
+		}
+		it, err := g.NodeIteratorRange(from, to)
+		if err != nil {
+			return nil, err
+		}
+		its = append(its, it)
+		from = to
+	}
+	return its, nil
+}
+
 // Next decodes the next node; it returns false at the end or on error.
 func (it *NodeIterator) Next() bool {
-	if it.err != nil || it.x+1 >= it.g.props.Nodes {
+	if it.err != nil || it.x+1 >= it.end {
 		return false
 	}
 	it.x++
