@@ -68,6 +68,9 @@ func Open(basename string) (*BVGraph, error) {
 // readers; neither slice is retained. The offsets are checked for monotonicity and bounds,
 // and the node and arc counts are checked when offsets are rebuilt.
 func Load(p *Properties, graph, offsets []byte) (*BVGraph, error) {
+	if p == nil {
+		return nil, errors.New("webgraph: Load without properties")
+	}
 	if p.Nodes < 0 || p.Nodes >= math.MaxInt32 {
 		return nil, formatErr("node count %d", p.Nodes)
 	}

@@ -289,6 +289,9 @@ func TestCorruptStreams(t *testing.T) {
 	if _, err := Load(&p, data, offs[:len(offs)/2]); !errors.Is(err, ErrFormat) {
 		t.Fatalf("truncated offsets: err = %v", err)
 	}
+	if _, err := Load(nil, data, offs); err == nil {
+		t.Fatal("Load without properties accepted")
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := 0; i < sizeFor(200, 40); i++ {
 		bad := slices.Clone(data)

@@ -3,6 +3,8 @@ package webgraph_test
 import (
 	"bytes"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/crawlkit/crawlkit/webgraph"
 )
@@ -38,4 +40,50 @@ func Example() {
 	// Output:
 	// 34 arcs in 334 bits; row 4: [1 4 8 16 25 36 49 64]
 	// [http://www.mit.edu/ http://www.stanford.edu/alchemy]
+}
+
+// ExampleBVGraph_SplitNodeIterators counts the arcs of a graph with two
+// goroutines, each scanning its part of the bit stream.
+func ExampleBVGraph_SplitNodeIterators() {
+	var graph, offsets bytes.Buffer
+	enc, _ := webgraph.NewEncoder(&graph, &offsets, nil)
+	for x := 0; x < 1000; x++ {
+		var succ []int // x+1, …, up to three arcs
+		for y := x + 1; y <= x+1+x%3 && y < 1000; y++ {
+			succ = append(succ, y)
+		}
+		if err := enc.Add(succ); err != nil {
+			panic(err)
+		}
+	}
+	props, err := enc.Close()
+	if err != nil {
+		panic(err)
+	}
+	g, err := webgraph.Load(props, graph.Bytes(), offsets.Bytes())
+	if err != nil {
+		panic(err)
+	}
+	its, err := g.SplitNodeIterators(2)
+	if err != nil {
+		panic(err)
+	}
+	var arcs atomic.Int64
+	var wg sync.WaitGroup
+	for _, it := range its {
+		wg.Go(func() {
+			for _, succ := range it.All() {
+				arcs.Add(int64(len(succ)))
+			}
+		})
+	}
+	wg.Wait()
+	for _, it := range its {
+		if err := it.Err(); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println(len(its), "iterators,", arcs.Load(), "arcs of", g.NumArcs())
+	// Output:
+	// 2 iterators, 1996 arcs of 1996
 }

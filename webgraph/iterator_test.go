@@ -44,7 +44,7 @@ func TestNodeIteratorRange(t *testing.T) {
 		{"no references", &Options{WindowSize: -1}},
 		{"generic codes", &Options{Flags: Flags{Outdegrees: CodeDelta, References: CodeGamma}}},
 	}
-	ranges := [][2]int{{0, n}, {0, 0}, {n, n}, {1, n}, {7, 8}, {7, n / 2 + 7}, {16, 17}, {n / 2, n}, {n - 1, n}, {3, 3}}
+	ranges := [][2]int{{0, n}, {0, 0}, {n, n}, {1, n}, {7, 8}, {7, n/2 + 7}, {16, 17}, {n / 2, n}, {n - 1, n}, {3, 3}}
 	for _, o := range opts {
 		g, _, _ := encodeLists(t, lists, o.o)
 		for _, r := range ranges {
