@@ -167,10 +167,10 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 				return out[:0], pos, g.valueErr(pos, "reference %d out of window %d", r, g.window)
 			}
 			if ref = int(r); ref > 0 {
+				// slot - ref modulo len(ring), without a branch: the
+				// reference is as unpredictable as the graph.
 				rs := slot - ref
-				if rs < 0 {
-					rs += len(ring)
-				}
+				rs += len(ring) & (rs >> 63)
 				refList = ring[rs]
 			}
 		}
