@@ -63,7 +63,15 @@ func refill(words []uint64, pos uint64, c Code, k uint) (v uint64, n uint, w uin
 	case CodeUnary:
 		v, n = bitio.UnaryWord(w)
 	default:
-		v, n = bitio.ZetaWord(w, k)
+		if k == 3 {
+			if v, n = bitio.Zeta3Short(w); n == 0 {
+				if v, n = bitio.Zeta3Word(w); n > 64 {
+					n = 0
+				}
+			}
+		} else {
+			v, n = bitio.ZetaWord(w, k)
+		}
 	}
 	if n == 0 {
 		v, pos = slowCode(words, pos, c, k)

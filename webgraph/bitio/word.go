@@ -79,6 +79,24 @@ func Zeta3Short(w uint64) (v uint64, n uint) {
 	return uint64(e >> 8), uint(e & 0xff)
 }
 
+// Zeta3Word decodes the ζ_3 code word at the top of w with arithmetic
+// instead of a table, for words of any length: it returns the value and
+// the length, and a length above 64 means the word does not fit in w (the
+// value is then meaningless). It has no branch and inlines, for the words
+// a table does not hold: in a BV record, the first residual (a distance
+// from the node) is often one.
+func Zeta3Word(w uint64) (v uint64, n uint) {
+	h := uint(bits.LeadingZeros64(w))
+	hk := 3 * h
+	t := w << (h + 1) >> (61 - hk) // the hk+3 bits after the unary part
+	m, left := t>>1, uint64(1)<<hk
+	v, n = m+left-1, 4*h+3
+	if m >= left { // the longer of the minimal binary code's two lengths
+		v, n = t-1, n+1
+	}
+	return v, n
+}
+
 func zetaWordLong(w uint64, k uint) (uint64, uint) {
 	h := uint(bits.LeadingZeros64(w))
 	if k == 0 || h == 64 || k > 64 {

@@ -26,6 +26,12 @@ func TestWordDecoders(t *testing.T) {
 			}
 			return ZetaWord(w, 3)
 		}, 1 << 50},
+		{"zeta3 arithmetic", "zeta3", func(w uint64) (uint64, uint) {
+			if v, n := Zeta3Word(w); n <= 64 {
+				return v, n
+			}
+			return 0, 0
+		}, 1 << 50},
 		{"zeta5", "zeta5", func(w uint64) (uint64, uint) { return ZetaWord(w, 5) }, 1 << 40},
 		{"zeta9", "zeta9", func(w uint64) (uint64, uint) { return ZetaWord(w, 9) }, 1 << 60},
 	}
@@ -58,6 +64,31 @@ func TestWordDecoders(t *testing.T) {
 				pos += uint64(n)
 			}
 		})
+	}
+}
+
+// TestZeta3Word checks the arithmetic ζ_3 decoder against ZetaWord on
+// words of every unary length, including those too long for 64 bits.
+func TestZeta3Word(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for h := 0; h <= 64; h++ {
+		for i := 0; i < 200; i++ {
+			w := uint64(0)
+			if h < 64 {
+				w = (rng.Uint64() | 1<<63) >> h
+			}
+			v, n := Zeta3Word(w)
+			wv, wn := ZetaWord(w, 3)
+			if wn == 0 {
+				if n <= 64 {
+					t.Fatalf("Zeta3Word(%#x) = %d, %d bits; ZetaWord declines it", w, v, n)
+				}
+				continue
+			}
+			if v != wv || n != wn {
+				t.Fatalf("Zeta3Word(%#x) = %d, %d bits, want %d, %d", w, v, n, wv, wn)
+			}
+		}
 	}
 }
 
