@@ -156,6 +156,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 	var w uint64
 	var avail uint
 	if ring != nil {
+		w, avail = bitio.Peek(words, pos), 64
 		v, nb := bitio.GammaWord(w)
 		if nb-1 >= avail {
 			v, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
