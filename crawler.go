@@ -30,7 +30,7 @@ type Crawler struct {
 	front    frontier.Frontier
 	urlSeen  dedup.URLSeen
 	content  dedup.ContentSeen
-	bodySeen *dedup.Set // exact duplicates of bodies without text
+	bodySeen *dedup.ExactContent // exact duplicates of bodies without text
 	filters  frontier.URLFilter
 	closers  []io.Closer // what New created, closed by Run in reverse order
 
@@ -129,7 +129,7 @@ func (c *Crawler) assemble() error {
 		}
 		c.content = cs
 	}
-	c.bodySeen = dedup.NewSet(0)
+	c.bodySeen = new(dedup.ExactContent)
 	c.filters = cfg.Filters
 	if c.filters == nil {
 		c.filters = frontier.DefaultFilters()

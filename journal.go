@@ -32,6 +32,8 @@ import (
 //	                  dedup.Durable (the default is): documents recorded
 //	                  and fingerprints forgotten, so a resumed crawl still
 //	                  knows the content it fetched before
+//	bodies.log        the same for the exact fingerprints of bodies
+//	                  without text (images, PDFs)
 //
 // Journal lines and fingerprints are written (not necessarily synced)
 // before the frontier is changed, so a killed process loses nothing the
@@ -63,8 +65,7 @@ type journal struct {
 	jw   *bufio.Writer
 	sf   *os.File
 	sw   *bufio.Writer
-	cf   *os.File      // content.log, if the content-seen set is durable
-	cd   dedup.Durable // that set
+	logs []durableLog // content.log (if the set is durable), bodies.log
 	line []byte
 	fp   [8]byte
 }
@@ -97,16 +98,20 @@ func openJournal(ctx context.Context, c *Crawler) (*journal, int, error) {
 	if err := j.loadSeen(ctx); err != nil {
 		return nil, 0, err
 	}
-	if err := j.openContentLog(); err != nil {
-		return nil, 0, err
-	}
 	opened := false
 	defer func() {
-		if !opened && j.cf != nil {
-			j.cd.LogTo(nil)
-			j.cf.Close()
+		if !opened {
+			j.closeLogs()
 		}
 	}()
+	if d, ok := c.content.(dedup.Durable); ok {
+		if err := j.openLog("content.log", d); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := j.openLog("bodies.log", c.bodySeen); err != nil {
+		return nil, 0, err
+	}
 	pending, order, done, err := j.readJournal(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -157,19 +162,21 @@ func openJournal(ctx context.Context, c *Crawler) (*journal, int, error) {
 	return j, restored, nil
 }
 
-// openContentLog replays content.log into a durable content-seen set and
-// has the set append its later changes to it. A torn last record (a kill
-// in mid-write) is cut off; a damaged log is an error, since a crawl
-// resumed without it would take copies for new pages.
-func (j *journal) openContentLog() error {
-	d, ok := j.c.content.(dedup.Durable)
-	if !ok {
-		return nil
-	}
-	path := filepath.Join(j.dir, "content.log")
+// durableLog is a set that logs its changes and the file they go to.
+type durableLog struct {
+	f *os.File
+	d dedup.Durable
+}
+
+// openLog replays the log name into the durable set d and has d append
+// its later changes to it. A torn last record (a kill in mid-write) is cut
+// off; a damaged log is an error, since a crawl resumed without it would
+// take copies for new pages.
+func (j *journal) openLog(name string, d dedup.Durable) error {
+	path := filepath.Join(j.dir, name)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return fmt.Errorf("crawlkit: content log: %w", err)
+		return fmt.Errorf("crawlkit: %s: %w", name, err)
 	}
 	n, err := d.Replay(f)
 	if err == nil {
@@ -180,11 +187,24 @@ func (j *journal) openContentLog() error {
 	}
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("crawlkit: content log %s: %w", path, err)
+		return fmt.Errorf("crawlkit: %s: %w", path, err)
 	}
 	d.LogTo(f)
-	j.cf, j.cd = f, d
+	j.logs = append(j.logs, durableLog{f, d})
 	return nil
+}
+
+// closeLogs detaches the durable sets from their logs and closes them.
+func (j *journal) closeLogs() error {
+	var err error
+	for _, l := range j.logs {
+		l.d.LogTo(nil)
+		if e := l.f.Close(); err == nil {
+			err = e
+		}
+	}
+	j.logs = nil
+	return err
 }
 
 func (j *journal) ckptPath(gen int) string {
@@ -418,8 +438,8 @@ func (c *Crawler) checkpoint() error {
 	if err := j.sw.Flush(); err == nil {
 		j.sf.Sync()
 	}
-	if j.cf != nil {
-		j.cf.Sync()
+	for _, l := range j.logs {
+		l.f.Sync()
 	}
 	meta := checkpointMeta{Version: journalVersion, Generation: next, Written: time.Now().UTC(), Stats: c.Stats()}
 	mb, _ := json.MarshalIndent(meta, "", "  ")
@@ -475,11 +495,8 @@ func (j *journal) Close() error {
 	if e := j.sf.Close(); err == nil {
 		err = e
 	}
-	if j.cf != nil {
-		j.cd.LogTo(nil)
-		if e := j.cf.Close(); err == nil {
-			err = e
-		}
+	if e := j.closeLogs(); err == nil {
+		err = e
 	}
 	return err
 }

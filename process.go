@@ -157,7 +157,12 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 			c.finishRevisit(l, Unchanged, res)
 			return
 		}
+		// The old fingerprint is in one of the two sets, depending on
+		// whether the page had text; forgetting an absent one is a no-op.
 		if err := c.content.Forget(ctx, old); err != nil {
+			c.reportError(l.URL.URL, err)
+		}
+		if err := c.bodySeen.Forget(ctx, old); err != nil {
 			c.reportError(l.URL.URL, err)
 		}
 	}
@@ -166,7 +171,13 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		// its bytes are caught by their fingerprint alone.
 		fp = dedup.TextFingerprint(resp.Body)
 		res.Fingerprint = fp
-		if seen, err := c.bodySeen.TestAndAdd(ctx, fp); err == nil && seen {
+		first, known, err := c.bodySeen.Record(fp, l.URL.URL)
+		if err != nil {
+			c.reportError(l.URL.URL, err)
+		}
+		// Known at its own URL: recorded by a run killed before the
+		// page's outcome was journaled, and fetched again on resume.
+		if known && first != l.URL.URL {
 			kept = true // its content is archived at the URL first seen with it
 			c.finishRevisit(l, DuplicateContent, res)
 			return

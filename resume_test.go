@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,5 +161,108 @@ func TestResumeKnowsContent(t *testing.T) {
 	f.Close()
 	if s := run([]string{"http://a.test/"}, false); s.Outcomes[DuplicateContent] != 1 || s.Outcomes[Fetched] != 2 {
 		t.Errorf("after a kill: %s; want a.test and its next page fetched, the copy a duplicate", s.String())
+	}
+}
+
+// TestResumeKnowsBodies: the exact fingerprints of bodies without text
+// (bodies.log) survive a stop too, so a copy of a PDF fetched before the
+// stop is a duplicate after it.
+func TestResumeKnowsBodies(t *testing.T) {
+	pdf := []byte("%PDF-1.4\n" + strings.Repeat("\x00\x01binary stream\xff", 40))
+	doc := func() *fetch.Response {
+		return &fetch.Response{Status: 200, ContentType: "application/pdf", Header: http.Header{}, Body: pdf}
+	}
+	site := fetch.Static{
+		"http://a.test/report": doc(),
+		"http://b.test/copy":   doc(),
+	}
+	dir := t.TempDir()
+	run := func(seeds []string, stopAfterOne bool) Stats {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, CheckpointDir: dir, Logger: quietLogger()}
+		if stopAfterOne {
+			cfg.OnPage = func(*Page) { cancel() }
+		}
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := run([]string{"http://a.test/report", "http://b.test/copy"}, true); s.Outcomes[Fetched] != 1 {
+		t.Fatalf("first run: %s", s.String())
+	}
+	if st, err := os.Stat(filepath.Join(dir, "bodies.log")); err != nil || st.Size() == 0 {
+		t.Fatalf("bodies.log: %v, %v", st, err)
+	}
+	if s := run(nil, false); s.Outcomes[DuplicateContent] != 1 || s.Outcomes[Fetched] != 1 {
+		t.Errorf("resumed run: %s; want the other copy a duplicate", s.String())
+	}
+}
+
+// TestRevisitForgetsOldBody: in a continuous crawl, a PDF that changed
+// retires its old fingerprint, so another URL serving the old bytes later
+// is a new document, not a duplicate of what the first one no longer is.
+func TestRevisitForgetsOldBody(t *testing.T) {
+	oldPDF := []byte("%PDF-1.4\n" + strings.Repeat("\x00old version\xff", 40))
+	newPDF := []byte("%PDF-1.4\n" + strings.Repeat("\x00new version\xff", 40))
+	var mu sync.Mutex
+	fetches := map[string]int{}
+	site := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+		u := req.URL.String()
+		mu.Lock()
+		fetches[u]++
+		n, reportFetches := fetches[u], fetches["http://a.test/report"]
+		mu.Unlock()
+		r := &fetch.Response{URL: req.URL, Status: 200, Header: http.Header{}, ContentType: "application/pdf"}
+		switch u {
+		case "http://a.test/":
+			// The index links the old version's new home only once the
+			// report has been fetched again (and changed).
+			r.ContentType = "text/html"
+			links := `<a href="/report">report</a>`
+			if reportFetches >= 2 {
+				links += `<a href="http://b.test/archive">archive</a>`
+			}
+			r.Body = []byte(`<title>Index</title><p>` + strings.Repeat("reports of the year ", 20) + `</p>` + links)
+		case "http://a.test/report":
+			r.Body = newPDF
+			if n == 1 {
+				r.Body = oldPDF
+			}
+		case "http://b.test/archive":
+			r.Body = oldPDF
+		default:
+			r.Status = 404
+		}
+		return r, nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var archived atomic.Bool
+	cfg := Config{Seeds: []string{"http://a.test/"}, Fetcher: site, Workers: 2, DelayFactor: -1, Logger: quietLogger(),
+		Continuous: true, MinRevisit: 20 * time.Millisecond, MaxRevisit: 50 * time.Millisecond,
+		OnPage: func(p *Page) {
+			if p.URL == "http://b.test/archive" {
+				archived.Store(true)
+				cancel()
+			}
+		}}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !archived.Load() {
+		t.Errorf("http://b.test/archive, with the bytes a.test/report no longer has, was not kept: %s", s.String())
 	}
 }
