@@ -101,6 +101,34 @@ func TestCancelAndResume(t *testing.T) {
 // is a duplicate after the resume (the content-seen set comes back from
 // content.log), and a page recorded by a killed run and fetched again is
 // not a duplicate of itself.
+// runResumable crawls site from seeds with one worker and its checkpoint
+// in dir; with stopAfterOne the crawl is cancelled after its first page.
+func runResumable(t *testing.T, site fetch.Fetcher, dir string, seeds []string, stopAfterOne bool) Stats {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, CheckpointDir: dir, Logger: quietLogger()}
+	if stopAfterOne {
+		cfg.OnPage = func(*Page) { cancel() }
+	}
+	return runConfig(t, ctx, cfg)
+}
+
+// runConfig runs a crawler made from cfg until ctx is done or the crawl
+// ends, failing the test on an error.
+func runConfig(t *testing.T, ctx context.Context, cfg Config) Stats {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestResumeKnowsContent(t *testing.T) {
 	page := func(body string) *fetch.Response {
 		return &fetch.Response{Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}
@@ -112,25 +140,7 @@ func TestResumeKnowsContent(t *testing.T) {
 		"http://b.test/copy": page(`<title>Copy</title><p>` + same + `</p>`),
 	}
 	dir := t.TempDir()
-	// run crawls; with stopAfterOne it is cancelled after its first page.
-	run := func(seeds []string, stopAfterOne bool) Stats {
-		t.Helper()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, CheckpointDir: dir, Logger: quietLogger()}
-		if stopAfterOne {
-			cfg.OnPage = func(*Page) { cancel() }
-		}
-		c, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := c.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	run := func(seeds []string, stopAfterOne bool) Stats { return runResumable(t, site, dir, seeds, stopAfterOne) }
 	if s := run([]string{"http://a.test/"}, true); s.Outcomes[Fetched] != 1 {
 		t.Fatalf("first run: %s", s.String())
 	}
@@ -177,24 +187,7 @@ func TestResumeKnowsBodies(t *testing.T) {
 		"http://b.test/copy":   doc(),
 	}
 	dir := t.TempDir()
-	run := func(seeds []string, stopAfterOne bool) Stats {
-		t.Helper()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, CheckpointDir: dir, Logger: quietLogger()}
-		if stopAfterOne {
-			cfg.OnPage = func(*Page) { cancel() }
-		}
-		c, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := c.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	run := func(seeds []string, stopAfterOne bool) Stats { return runResumable(t, site, dir, seeds, stopAfterOne) }
 	if s := run([]string{"http://a.test/report", "http://b.test/copy"}, true); s.Outcomes[Fetched] != 1 {
 		t.Fatalf("first run: %s", s.String())
 	}
@@ -254,14 +247,7 @@ func TestRevisitForgetsOldBody(t *testing.T) {
 				cancel()
 			}
 		}}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := runConfig(t, ctx, cfg)
 	if !archived.Load() {
 		t.Errorf("http://b.test/archive, with the bytes a.test/report no longer has, was not kept: %s", s.String())
 	}
