@@ -325,6 +325,21 @@ func exerciseGraph(t *testing.T, p *Properties, data, offs []byte) {
 		it := g.NodeIterator()
 		for it.Next() {
 		}
+		// Split iterators start in the middle, from windows filled by
+		// random access.
+		if its, err := g.SplitNodeIterators(3); err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("SplitNodeIterators: unexpected error class %v", err)
+			}
+		} else {
+			for _, it := range its {
+				for it.Next() {
+				}
+				if err := it.Err(); err != nil && !errors.Is(err, ErrFormat) {
+					t.Fatalf("split iterator: unexpected error class %v", err)
+				}
+			}
+		}
 		checkDecodersAgree(t, p, data, o)
 		var buf []int
 		for x := 0; x < g.NumNodes(); x++ {
