@@ -91,7 +91,13 @@ func (c *Crawler) assemble() error {
 	}
 	c.fetcher = cfg.Fetcher
 	if c.fetcher == nil {
-		h := fetch.NewHTTP(fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate})
+		keep := false
+		for _, s := range cfg.Sinks {
+			if w, ok := s.(WireSink); ok && w.WantsWire() {
+				keep = true
+			}
+		}
+		h := fetch.NewHTTP(fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate, KeepWire: keep})
 		c.fetcher = h
 		c.closers = append(c.closers, h)
 	}

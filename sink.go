@@ -52,6 +52,15 @@ type ExchangeSink interface {
 	Exchange(ctx context.Context, resp *fetch.Response, fetched time.Time) error
 }
 
+// WireSink is implemented by sinks that store responses as they came off
+// the wire (fetch.Response.Wire), as an archive should: when a Config has
+// one and no Fetcher of its own, the default fetcher keeps the wire bytes
+// (fetch.Options.KeepWire). WARCSink implements it.
+type WireSink interface {
+	Sink
+	WantsWire() bool
+}
+
 // SinkFunc adapts a function to a Sink whose Close does nothing.
 type SinkFunc func(ctx context.Context, p *Page) error
 

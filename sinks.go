@@ -21,13 +21,22 @@ import (
 
 // WARCSink writes every page as WARC 1.1 request, response and metadata
 // records (one gzip member each) into rotating files. The response record
-// holds the status line, the headers and the body as the crawler kept it:
-// decoded from its Content-Encoding and, for text, converted to UTF-8, so
-// Content-Encoding is dropped and Content-Length and the charset rewritten
-// to match the stored bytes. Safe for concurrent use.
+// holds the HTTP response as the server sent it when the fetcher kept the
+// wire bytes (fetch.Response.Wire; the crawler's default fetcher does when
+// a WARCSink is among the sinks): status line, headers, and the body with
+// its Content-Encoding and charset, only the chunked transfer coding
+// removed (Content-Length says the stored length). Otherwise, and for a
+// truncated body, it holds the body as the crawler kept it, decoded and in
+// UTF-8, with the headers rewritten to match (see HTTPResponseBytes).
+// Safe for concurrent use.
 type WARCSink struct {
 	w *warc.Writer
 }
+
+// WantsWire implements WireSink.
+func (s *WARCSink) WantsWire() bool { return true }
+
+var _ WireSink = (*WARCSink)(nil)
 
 // NewWARCSink opens a WARC writer with opts (Dir is required).
 func NewWARCSink(opts warc.WriterOptions) (*WARCSink, error) {
@@ -54,6 +63,9 @@ func (s *WARCSink) Write(_ context.Context, p *Page) error {
 		"outlinks":      strconv.Itoa(len(p.Links)),
 		"charset":       resp.Charset,
 		"wireBodyBytes": strconv.FormatInt(resp.WireBytes, 10),
+	}
+	if resp.Truncated {
+		meta["truncated"] = "length" // as WARC-Truncated would say
 	}
 	_, _, err := s.w.WriteExchange(p.URL, ip, p.Fetched, req, raw, meta)
 	return err
@@ -94,13 +106,21 @@ func requestBytes(resp *fetch.Response) []byte {
 	return []byte(b.String())
 }
 
-// HTTPResponseBytes serialises a response as an HTTP/1.1 message whose
-// headers describe the stored body (see WARCSink): Content-Encoding,
+// HTTPResponseBytes serialises a response as an HTTP/1.1 message. With
+// the wire bytes kept (resp.Wire) and the body whole, the message is the
+// one received: its headers as sent but Transfer-Encoding (the chunking
+// is gone) and Content-Length (the length of Wire), then Wire. Otherwise
+// its headers describe the decoded Body: Content-Encoding,
 // Transfer-Encoding and Content-Length are replaced by the length of Body,
 // and a text Content-Type names the charset utf-8.
 func HTTPResponseBytes(resp *fetch.Response) []byte {
+	wire := resp.Wire != nil && !resp.Truncated
+	body := resp.Body
+	if wire {
+		body = resp.Wire
+	}
 	var b bytes.Buffer
-	b.Grow(len(resp.Body) + 512)
+	b.Grow(len(body) + 512)
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", resp.Status, http.StatusText(resp.Status))
 	names := make([]string, 0, len(resp.Header))
 	for k := range resp.Header {
@@ -109,10 +129,14 @@ func HTTPResponseBytes(resp *fetch.Response) []byte {
 	sort.Strings(names)
 	for _, k := range names {
 		switch http.CanonicalHeaderKey(k) {
-		case "Content-Encoding", "Transfer-Encoding", "Content-Length":
+		case "Transfer-Encoding", "Content-Length":
 			continue
+		case "Content-Encoding":
+			if !wire {
+				continue
+			}
 		case "Content-Type":
-			if resp.Charset != "" && resp.ContentType != "" {
+			if !wire && resp.Charset != "" && resp.ContentType != "" {
 				fmt.Fprintf(&b, "Content-Type: %s; charset=utf-8\r\n", resp.ContentType)
 				continue
 			}
@@ -124,8 +148,8 @@ func HTTPResponseBytes(resp *fetch.Response) []byte {
 			b.WriteString("\r\n")
 		}
 	}
-	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n", len(resp.Body))
-	b.Write(resp.Body)
+	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n", len(body))
+	b.Write(body)
 	return b.Bytes()
 }
 

@@ -3,13 +3,17 @@ package crawlkit
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/warc"
 )
@@ -28,8 +32,16 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pages fetchedPages
+	var mu sync.Mutex
+	bodies := map[string][]byte{} // page URL → body as the crawler kept it
+	keep := SinkFunc(func(_ context.Context, p *Page) error {
+		mu.Lock()
+		bodies[p.URL] = p.Response.Body
+		mu.Unlock()
+		return nil
+	})
 	c := newTestCrawler(t, web, func(cfg *Config) {
-		cfg.Sinks = []Sink{ws, &pages}
+		cfg.Sinks = []Sink{ws, &pages, keep}
 		cfg.MaxPagesPerHost = 20
 		cfg.MaxRetries = -1
 	})
@@ -39,7 +51,7 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 	}
 
 	statuses := map[string]int{} // target URI → status of its response record
-	metadata := 0
+	metadata, gzipped := 0, 0
 	for _, f := range ws.Files() {
 		fh, err := os.Open(f)
 		if err != nil {
@@ -59,8 +71,31 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 				if err != nil {
 					t.Fatalf("response record of %s: %v", rec.TargetURI(), err)
 				}
+				payload, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				statuses[rec.TargetURI()] = resp.StatusCode
+				if got, want := rec.Header.Get(warc.FieldPayloadDigest), warc.Digest(warc.HTTPPayload(rec.Block)); got != want {
+					t.Errorf("%s: payload digest %s, want %s", rec.TargetURI(), got, want)
+				}
+				body, ok := bodies[rec.TargetURI()]
+				if !ok {
+					break
+				}
+				// The record holds what the server sent: gzip, in the
+				// page's own charset; decoded, it is the crawler's body.
+				if resp.Header.Get("Content-Encoding") == "gzip" {
+					gzipped++
+					zr, err := gzip.NewReader(bytes.NewReader(payload))
+					if err != nil {
+						t.Fatalf("%s: %v", rec.TargetURI(), err)
+					}
+					if payload, err = io.ReadAll(zr); err != nil {
+						t.Fatalf("%s: %v", rec.TargetURI(), err)
+					}
+				}
+				if utf8, _ := fetch.ToUTF8(payload, resp.Header.Get("Content-Type")); !bytes.Equal(utf8, body) {
+					t.Errorf("%s: archived body (%d bytes) decodes to other bytes than the crawled page (%d)", rec.TargetURI(), len(utf8), len(body))
+				}
 			case warc.TypeMetadata:
 				metadata++
 			}
@@ -71,6 +106,9 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 		if statuses[u] != 200 {
 			t.Errorf("page %s archived with status %d", u, statuses[u])
 		}
+	}
+	if gzipped == 0 {
+		t.Error("no page archived gzip-encoded as the server sent it")
 	}
 	if metadata != len(pages.urls) {
 		t.Errorf("%d metadata records for %d pages", metadata, len(pages.urls))

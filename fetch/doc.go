@@ -26,7 +26,9 @@
 // Last-Modified of the previous response and get 304 Not Modified when the
 // page has not changed. Text bodies are converted to UTF-8 from whatever
 // charset the header, a <meta> tag or, failing both, the bytes say
-// (windows-1252, which is what "latin-1" means on the web). Each response
+// (windows-1252, which is what "latin-1" means on the web); with
+// Options.KeepWire the body as the server sent it (compressed, in its own
+// charset) is kept beside, for archives. Each response
 // carries its timings; politeness waits a multiple of the fetch time before
 // the next request to the host.
 //

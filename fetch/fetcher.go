@@ -74,6 +74,12 @@ type Response struct {
 	Addr netip.AddrPort
 	// WireBytes is the number of body bytes received before decoding.
 	WireBytes int64
+	// Wire is the body as received (chunked transfer coding removed,
+	// Content-Encoding and charset conversion not applied) when the
+	// fetcher keeps it (Options.KeepWire), nil otherwise; it holds at most
+	// MaxBodySize bytes, and only the beginning of the body when Truncated.
+	// Do not modify it: it may share memory with Body.
+	Wire []byte
 	// Timings says where the time went. Politeness waits k times
 	// Timings.Total before contacting the host again (book §20.2.3).
 	Timings Timings

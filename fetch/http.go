@@ -149,11 +149,11 @@ func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		}
 	}
 
-	body, wire, truncated, err := f.readBody(ctx, cancel, hresp)
+	body, wire, wireN, truncated, err := f.readBody(ctx, cancel, hresp)
 	if err != nil {
 		return nil, classify("read", raw, err, context.Cause(ctx))
 	}
-	resp.Body, resp.WireBytes, resp.Truncated = body, wire, truncated
+	resp.Body, resp.Wire, resp.WireBytes, resp.Truncated = body, wire, wireN, truncated
 
 	ctype := hresp.Header.Get("Content-Type")
 	resp.ContentType = ContentTypeOf(ctype, body)
@@ -237,15 +237,26 @@ func ToUTF8(body []byte, contentType string) ([]byte, string) {
 // gzipPool recycles gzip readers between fetches.
 var gzipPool sync.Pool
 
-// countingReader counts the bytes read through it, for MinRate and MaxRatio.
+// countingReader counts the bytes read through it, for MinRate and
+// MaxRatio, and keeps the first max of them when keep is set (the body as
+// received, for KeepWire).
 type countingReader struct {
-	r io.Reader
-	n atomic.Int64
+	r    io.Reader
+	n    atomic.Int64
+	keep bool
+	max  int64
+	kept []byte
+	cut  bool // bytes beyond max were not kept
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	if c.keep {
+		room := c.max - int64(len(c.kept))
+		c.kept = append(c.kept, p[:max(0, min(int64(n), room))]...)
+		c.cut = c.cut || int64(n) > room
+	}
 	return n, err
 }
 
@@ -254,10 +265,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 const ratioFloor = 1 << 20
 
 // readBody reads the body decoded, bounded by MaxBodySize, MaxRatio and
-// MinRate. It returns the body, the bytes received on the wire, and whether
-// the body was cut.
-func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response) ([]byte, int64, bool, error) {
-	wire := &countingReader{r: hresp.Body}
+// MinRate. It returns the body, the body as received when KeepWire asks
+// for it (the body itself when there is nothing to decode), the number of
+// bytes received on the wire, and whether the body was cut.
+func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response) (body, kept []byte, n int64, truncated bool, err error) {
+	wire := &countingReader{r: hresp.Body, max: f.opts.MaxBodySize}
 	if f.opts.MinRate > 0 {
 		stop := f.watchRate(wire, cancel)
 		defer stop()
@@ -265,6 +277,7 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 	var r io.Reader = wire
 	switch strings.ToLower(strings.TrimSpace(hresp.Header.Get("Content-Encoding"))) {
 	case "gzip", "x-gzip":
+		wire.keep = f.opts.KeepWire
 		zr, _ := gzipPool.Get().(*gzip.Reader)
 		var err error
 		if zr == nil {
@@ -274,23 +287,44 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) { // empty body: nothing to decode
-				return nil, 0, false, nil
+				return nil, nil, 0, false, nil
 			}
-			return nil, wire.n.Load(), false, protocolErr(err)
+			return nil, nil, wire.n.Load(), false, protocolErr(err)
 		}
 		defer gzipPool.Put(zr) // its 40 KiB of decoder state are reused
 		r = zr
 	case "deflate":
+		wire.keep = f.opts.KeepWire
 		zr, err := zlib.NewReader(wire)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil, 0, false, nil
+				return nil, nil, 0, false, nil
 			}
-			return nil, wire.n.Load(), false, protocolErr(err)
+			return nil, nil, wire.n.Load(), false, protocolErr(err)
 		}
 		defer zr.Close()
 		r = zr
 	}
+	body, truncated, err = f.readDecoded(ctx, cancel, hresp, wire, r)
+	switch {
+	case err != nil:
+		return nil, nil, wire.n.Load(), false, err
+	case !f.opts.KeepWire:
+	case wire.keep && wire.cut && !truncated:
+		// A compressed body longer on the wire than MaxBodySize decoded
+		// within it (incompressible data grows a little): the wire copy
+		// is incomplete, so there is none.
+	case wire.keep:
+		kept = wire.kept
+	default:
+		kept = body // nothing to decode: the body is the wire
+	}
+	return body, kept, wire.n.Load(), truncated, nil
+}
+
+// readDecoded reads r, the decoded body of the wire, bounded by
+// MaxBodySize and MaxRatio.
+func (f *HTTP) readDecoded(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response, wire *countingReader, r io.Reader) ([]byte, bool, error) {
 	max := f.opts.MaxBodySize
 	decoding := r != io.Reader(wire)
 	size := int64(32 << 10)
@@ -306,22 +340,22 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return buf[:max], wire.n.Load(), true, nil
+			return buf[:max], true, nil
 		}
 		if d := int64(len(buf)); decoding && d > ratioFloor && d > f.opts.MaxRatio*wire.n.Load() {
 			cancel(ErrCompressionBomb)
-			return nil, wire.n.Load(), false, ErrCompressionBomb
+			return nil, false, ErrCompressionBomb
 		}
 		switch {
 		case err == io.EOF:
-			return buf, wire.n.Load(), false, nil
+			return buf, false, nil
 		case err == nil:
 		case ctx.Err() != nil:
-			return nil, wire.n.Load(), false, context.Cause(ctx)
+			return nil, false, context.Cause(ctx)
 		case decoding && isDecodeErr(err):
-			return nil, wire.n.Load(), false, protocolErr(err)
+			return nil, false, protocolErr(err)
 		default:
-			return nil, wire.n.Load(), false, err
+			return nil, false, err
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -596,4 +597,66 @@ func BenchmarkFetch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+}
+
+// TestKeepWire: with KeepWire the body as received is kept beside the
+// decoded one: the gzip stream for gzip, the bytes before charset
+// conversion for text, nothing without the option; a wire copy cut short
+// of a complete body is dropped rather than passed off as whole.
+func TestKeepWire(t *testing.T) {
+	page := strings.Repeat("<p>Caf\xe9 cr\xe8me, gzip.</p>\n", 100) // windows-1252
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, page)
+	zw.Close()
+	noise := make([]byte, 64<<10) // incompressible: longer gzipped than plain
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	var gzNoise bytes.Buffer
+	zw = gzip.NewWriter(&gzNoise)
+	zw.Write(noise)
+	zw.Close()
+	handler := func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/gzip":
+			w.Header().Set("Content-Type", "text/html; charset=windows-1252")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes())
+		case "/plain":
+			w.Header().Set("Content-Type", "text/html; charset=windows-1252")
+			io.WriteString(w, page)
+		case "/noise":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gzNoise.Bytes())
+		}
+	}
+	utf8Page := strings.NewReplacer("\xe9", "é", "\xe8", "è").Replace(page)
+	tests := []struct {
+		name     string
+		keep     bool
+		path     string
+		wantWire []byte
+		wantBody string
+	}{
+		{"gzip kept", true, "/gzip", gz.Bytes(), utf8Page},
+		{"plain kept", true, "/plain", []byte(page), utf8Page},
+		{"gzip not kept", false, "/gzip", nil, utf8Page},
+		{"plain not kept", false, "/plain", nil, utf8Page},
+		{"wire longer than the body limit", true, "/noise", nil, string(noise)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, f, base := testServer(t, handler, Options{KeepWire: tt.keep, MaxBodySize: int64(len(noise))})
+			resp, err := get(t, f, base+tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(resp.Body) != tt.wantBody || resp.Truncated {
+				t.Errorf("body: %d bytes, truncated %v", len(resp.Body), resp.Truncated)
+			}
+			if !bytes.Equal(resp.Wire, tt.wantWire) || (tt.wantWire == nil) != (resp.Wire == nil) {
+				t.Errorf("wire: %d bytes, want %d", len(resp.Wire), len(tt.wantWire))
+			}
+		})
+	}
 }

@@ -34,6 +34,13 @@ type Options struct {
 	// response marked Truncated. Default 10 MiB.
 	MaxBodySize int64
 
+	// KeepWire keeps each body as it came off the connection (chunked
+	// transfer coding removed, Content-Encoding and charset not) in
+	// Response.Wire, for archives that store what the server sent (WARC).
+	// It costs the compressed copy of compressed bodies; an uncompressed
+	// body is shared with Body until its charset is converted.
+	KeepWire bool
+
 	// MaxHeaderSize caps the response header. Default 64 KiB.
 	MaxHeaderSize int64
 

@@ -145,7 +145,8 @@ func (r *Replay) add(path string) error {
 		return fileErr(path, err)
 	}
 	// Metadata records follow their response; they name the charset the
-	// page was in before the crawler converted it to UTF-8.
+	// page was in, which a response stored decoded (in UTF-8) no longer
+	// says.
 	byID := map[string]string{} // response record ID → target
 	var probe *Record
 	for rec, err := range rd.All() {
@@ -367,8 +368,9 @@ func (r *Replay) parse(req *fetch.Request, rec *Record, e entry) (*fetch.Respons
 	return resp, nil
 }
 
-// decode removes a gzip or deflate Content-Encoding (crawlkit's sink
-// stores bodies decoded already; other tools keep the encoding), cutting
+// decode removes a gzip or deflate Content-Encoding (archives keep the
+// body as the server sent it; crawlkit's sink stores it decoded only when
+// the fetcher did not keep the wire bytes or the body was cut), cutting
 // at max bytes. A body that does not decode is returned as stored.
 func decode(body []byte, encoding string, max int64) ([]byte, bool) {
 	var zr io.ReadCloser
