@@ -82,15 +82,6 @@ func refill(words []uint64, pos uint64, c Code, k uint) (v uint64, n uint, w uin
 	return v, n, w, 64, pos
 }
 
-// gammaAt reads a γ code at pos; for the less frequent reads (the hot ones
-// are written out in place, since this does not inline).
-func gammaAt(words []uint64, pos uint64) (uint64, uint64) {
-	if v, n := bitio.GammaWord(bitio.Peek(words, pos)); n != 0 {
-		return v, pos + uint64(n)
-	}
-	return slowCode(words, pos, CodeGamma, 0)
-}
-
 // posErr reports a position past the end of the stream.
 func (g *BVGraph) posErr(pos uint64) error {
 	if pos >= errPos {
@@ -256,8 +247,11 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 		}
 		prev := 0
 		for i := 0; i < int(ic); i++ {
-			var v, l uint64
-			v, pos = gammaAt(words, pos)
+			v, nb := bitio.GammaWord(w)
+			if nb-1 >= avail {
+				v, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
+			}
+			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 			var left int
 			if i == 0 {
 				if v > 2*uint64(n)+1 {
@@ -270,8 +264,11 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 				}
 				left = prev + int(v) + 1
 			}
-			l, pos = gammaAt(words, pos)
-			avail = 0 // gammaAt moved pos past w
+			l, nb := bitio.GammaWord(w)
+			if nb-1 >= avail {
+				l, nb, w, avail, pos = refill(words, pos, CodeGamma, 0)
+			}
+			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
 			if l > uint64(extra) {
 				return out, pos, g.valueErr(pos, "interval longer than the extra arcs", 0, 0)
 			}
