@@ -198,9 +198,14 @@ func testDelivery(t *testing.T, newT func(t *testing.T) Transport) {
 			t.Fatal(err)
 		}
 	}
+	for i := range 3 { // another node's inbox, never consumed here
+		if err := tr.Publish(ctx, "n2", []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bl, err := tr.Backlog(ctx)
-	if err != nil || bl.Pending != 10 {
-		t.Fatalf("backlog %+v, %v; want 10 pending", bl, err)
+	if err != nil || bl.Pending != 13 || bl.ByNode["n1"] != 10 || bl.ByNode["n2"] != 3 {
+		t.Fatalf("backlog %+v, %v; want 13 pending, 10 for n1 and 3 for n2", bl, err)
 	}
 	var mu sync.Mutex
 	var got []byte
@@ -262,7 +267,7 @@ func testDelivery(t *testing.T, newT func(t *testing.T) Transport) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		bl, err = tr.Backlog(ctx)
-		if err == nil && bl.Pending == 0 && bl.Published >= 10 {
+		if err == nil && bl.Pending == 3 && bl.ByNode["n1"] == 0 && bl.ByNode["n2"] == 3 && bl.Published >= 13 {
 			break
 		}
 		if time.Now().After(deadline) {

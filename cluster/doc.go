@@ -37,7 +37,10 @@
 // cluster is idle when two consecutive rounds find no work anywhere, an
 // empty backlog and the same counts. Splitter.Idle reports it, and
 // crawlkit.Crawler.Run ends on an empty frontier only then. A node that
-// does not answer (killed, restarting) keeps everyone running.
+// does not answer (killed, restarting) keeps everyone running, unless it
+// stays away longer than Options.DeadAfter: the others then stop waiting
+// for it and for the URLs in its inbox, which the stream keeps for its
+// return.
 //
 // Nodes end one by one, and one that is gone cannot answer, so Close says
 // farewell: it sends every other node its final status, which stands for

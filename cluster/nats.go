@@ -258,13 +258,19 @@ func (t *NATS) Serve(subject string, h func(ctx context.Context, req []byte) ([]
 }
 
 // Backlog implements Transport from the stream's state: Published is its
-// last sequence number, Pending its stored (unacknowledged) messages.
+// last sequence number, Pending its stored (unacknowledged) messages, and
+// ByNode those of each inbox subject.
 func (t *NATS) Backlog(ctx context.Context) (Backlog, error) {
-	info, err := t.stream.Info(ctx)
+	prefix := t.opts.Prefix + ".urls."
+	info, err := t.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+"*"))
 	if err != nil {
 		return Backlog{}, &Error{Op: "backlog", Subject: t.opts.Stream, Err: err}
 	}
-	return Backlog{Published: info.State.LastSeq, Pending: info.State.Msgs}, nil
+	by := make(map[string]uint64, len(info.State.Subjects))
+	for subj, n := range info.State.Subjects {
+		by[strings.TrimPrefix(subj, prefix)] = n
+	}
+	return Backlog{Published: info.State.LastSeq, Pending: info.State.Msgs, ByNode: by}, nil
 }
 
 // Close implements Transport.

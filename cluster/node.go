@@ -62,6 +62,13 @@ type Options struct {
 	// StatusInterval is the period of the quiescence rounds. Default
 	// 100 ms.
 	StatusInterval time.Duration
+	// DeadAfter is how long the other nodes wait for a node that is away
+	// (it does not answer, or it left with work undone) before they stop
+	// waiting: past it, the node and the URLs in its inbox no longer keep
+	// the cluster from being idle, so the others' crawls can end without
+	// it. Its inbox stays in the stream, and a node that comes back is
+	// waited for again. Default 0: wait for it forever.
+	DeadAfter time.Duration
 	// Linger bounds how long Close of a node that embeds the NATS server
 	// (EmbedAddr) and leaves with nothing to do waits for the other
 	// nodes to disconnect before it shuts the server down: their crawls
@@ -109,6 +116,11 @@ type Node struct {
 	// gone holds the farewell Status of the nodes that left.
 	goneMu sync.Mutex
 	gone   map[string]Status
+	// away holds when each node that keeps the others waiting (no answer,
+	// or a farewell with work) was first seen so; written by the rounds.
+	away map[string]time.Time
+	// dead holds the nodes given up on (Options.DeadAfter).
+	dead map[string]bool
 }
 
 // NewNode connects (or starts an embedded server), creates the inbox
@@ -148,7 +160,7 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{opts: opts, ring: ring, log: opts.Logger, gone: map[string]Status{}}
+	n := &Node{opts: opts, ring: ring, log: opts.Logger, gone: map[string]Status{}, away: map[string]time.Time{}, dead: map[string]bool{}}
 	if err := n.connect(ctx); err != nil {
 		n.shutdown(false)
 		return nil, err
@@ -374,17 +386,24 @@ func (n *Node) round(ctx context.Context) round {
 		})
 	}
 	wg.Wait()
+	now := time.Now()
+	var ignored []string
 	n.goneMu.Lock()
 	for i, node := range n.opts.Nodes {
 		st, err := statuses[i], errs[i]
+		left := false
 		if farewell, ok := n.gone[node]; ok {
 			if err == nil && !st.Leaving {
 				delete(n.gone, node) // back again
 			} else {
 				// It left (or is leaving): its farewell stands for it,
 				// quiet if it left with nothing to do.
-				st, err = farewell, nil
+				st, err, left = farewell, nil, true
 			}
+		}
+		if n.giveUp(node, err != nil || left && st.Busy > 0, now) {
+			ignored = append(ignored, node)
+			continue
 		}
 		if err != nil || st.Busy > 0 {
 			r.quiet = false
@@ -393,11 +412,43 @@ func (n *Node) round(ctx context.Context) round {
 	}
 	n.goneMu.Unlock()
 	bl, err := n.raw.Backlog(ctx)
-	if err != nil || bl.Pending > 0 {
+	pending := bl.Pending
+	for _, node := range ignored {
+		pending -= min(pending, bl.ByNode[node])
+	}
+	if err != nil || pending > 0 {
 		r.quiet = false
 	}
 	r.published = bl.Published
 	return r
+}
+
+// giveUp records whether node is away (it keeps the others waiting) and
+// reports whether it has been away longer than Options.DeadAfter, so that
+// the round no longer waits for it. Called with goneMu held.
+func (n *Node) giveUp(node string, away bool, now time.Time) bool {
+	if !away {
+		delete(n.away, node)
+		if n.dead[node] {
+			delete(n.dead, node)
+			n.log.Info("cluster: node back; waiting for it again", "node", n.opts.Name, "peer", node)
+		}
+		return false
+	}
+	since, ok := n.away[node]
+	if !ok {
+		n.away[node] = now
+		since = now
+	}
+	if n.opts.DeadAfter <= 0 || now.Sub(since) < n.opts.DeadAfter {
+		return false
+	}
+	if !n.dead[node] {
+		n.dead[node] = true
+		n.log.Warn("cluster: node away too long; no longer waiting for it (its inbox is kept for its return)",
+			"node", n.opts.Name, "peer", node, "away", now.Sub(since).Round(time.Millisecond))
+	}
+	return true
 }
 
 // sayFarewell tells every other node this node's final Status, which

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/frontier"
 )
 
@@ -303,4 +305,113 @@ func hostOwnedBy(t *testing.T, n *Node, node string) string {
 	}
 	t.Fatalf("no host of %s", node)
 	return ""
+}
+
+// TestDeadAfter: a node that left with work undone, and URLs in its
+// inbox, keeps the others waiting, until Options.DeadAfter; then they may
+// end without it, the inbox kept for its return, and a node that comes
+// back is waited for again.
+func TestDeadAfter(t *testing.T) {
+	const dead = 300 * time.Millisecond
+	nodes, tr := memNodes(t, 2, func(o *Options) {
+		o.StatusInterval = 10 * time.Millisecond
+		o.DeadAfter = dead
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c0, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: nodes[0].Splitter(), Resolver: loopbackResolver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nodes[0].Start(ctx, c0); err != nil {
+		t.Fatal(err)
+	}
+	leaving := nodes[1]
+	c1, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: leaving.Splitter(), Resolver: loopbackResolver(),
+		Seeds: []string{"http://x.test/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leaving.Start(ctx, c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.Add(ctx, frontier.URL{URL: "http://x.test/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := leaving.Close(); err != nil { // with work undone
+		t.Fatal(err)
+	}
+	// n0 finds a link to a host of n1's: it lands in n1's inbox.
+	host := ""
+	for i := 0; host == ""; i++ {
+		if h := fmt.Sprintf("h%d.test", i); nodes[0].ring.HostOwner(h) == "n1" {
+			host = h
+		}
+	}
+	if err := nodes[0].Splitter().Send(ctx, []frontier.URL{{URL: "http://" + host + "/page"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, cond func() bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for !cond() {
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("%s: not within 10 s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	waitFor("n1's inbox holds the URL", func() bool {
+		bl, err := tr.Backlog(ctx)
+		return err == nil && bl.ByNode["n1"] == 1
+	})
+	start := time.Now()
+	waitFor("n0 idle after DeadAfter", nodes[0].Splitter().Idle)
+	if waited := time.Since(start); waited < dead/2 {
+		t.Errorf("n0 idle after %v, before DeadAfter %v", waited, dead)
+	}
+	if bl, _ := tr.Backlog(ctx); bl.ByNode["n1"] != 1 {
+		t.Errorf("n1's inbox: %v, want its URL kept", bl.ByNode)
+	}
+
+	// n1 comes back: n0 waits for it again until it has done its work.
+	back, err := NewNode(context.Background(), Options{Name: "n1", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(),
+		Shards: 64, StatusInterval: 10 * time.Millisecond, DeadAfter: dead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	got := make(chan string, 8)
+	cb, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: back.Splitter(), Resolver: loopbackResolver(),
+		Fetcher: fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+			got <- req.URL.String()
+			return &fetch.Response{URL: req.URL, Status: 404, Header: http.Header{}}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Start(ctx, cb); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := cb.Run(ctx); done <- err }()
+	want := "http://" + host + "/page"
+	waitFor("n1 fetches the URL its inbox kept", func() bool {
+		for {
+			select {
+			case u := <-got:
+				if u == want {
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	})
+	waitFor("n0 idle again", nodes[0].Splitter().Idle)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

@@ -47,6 +47,9 @@ type Transport interface {
 type Backlog struct {
 	Published uint64
 	Pending   uint64
+	// ByNode is Pending per node inbox; nodes without pending messages
+	// may be missing.
+	ByNode map[string]uint64
 }
 
 // Mem is an in-process Transport: inboxes are slices, requests are
@@ -242,7 +245,13 @@ func (m *Mem) Serve(subject string, h func(ctx context.Context, req []byte) ([]b
 func (m *Mem) Backlog(ctx context.Context) (Backlog, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return Backlog{Published: m.published, Pending: m.pending}, nil
+	by := make(map[string]uint64, len(m.inbox))
+	for node, b := range m.inbox {
+		if len(b.msgs) > 0 {
+			by[node] = uint64(len(b.msgs))
+		}
+	}
+	return Backlog{Published: m.published, Pending: m.pending, ByNode: by}, nil
 }
 
 // Close implements Transport: consumers stop, stored messages are dropped

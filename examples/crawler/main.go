@@ -87,6 +87,7 @@ type options struct {
 	natsEmbed    string
 	node         string
 	nodes        string
+	deadAfter    time.Duration
 }
 
 // usageError is a problem with the command line: exit status 2.
@@ -124,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.natsEmbed, "nats-embed", "", "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
 	fs.StringVar(&o.node, "node", "", "this process's node name in a distributed crawl")
 	fs.StringVar(&o.nodes, "nodes", "", "all node names of a distributed crawl, comma-separated (the same list on every node)")
+	fs.DurationVar(&o.deadAfter, "dead-after", 0, "in a distributed crawl, stop waiting for a node away this long (0: wait for it forever)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags]\n\nflags:\n")
 		fs.PrintDefaults()
@@ -320,7 +322,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if o.node != "" {
 		node, err = cluster.NewNode(ctx, cluster.Options{
 			Name: o.node, Nodes: strings.Split(o.nodes, ","),
-			NATSURL: o.natsURL, EmbedAddr: o.natsEmbed, Index: shard,
+			NATSURL: o.natsURL, EmbedAddr: o.natsEmbed, Index: shard, DeadAfter: o.deadAfter,
 		})
 		if err != nil {
 			return fmt.Errorf("joining the cluster: %w", err)
