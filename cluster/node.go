@@ -401,7 +401,7 @@ func (n *Node) round(ctx context.Context) round {
 				st, err, left = farewell, nil, true
 			}
 		}
-		if n.giveUp(node, err != nil || left && st.Busy > 0, now) {
+		if node != n.opts.Name && n.giveUp(node, err != nil || left && st.Busy > 0, now) {
 			ignored = append(ignored, node)
 			continue
 		}
