@@ -33,7 +33,8 @@ import (
 //	                  and fingerprints forgotten, so a resumed crawl still
 //	                  knows the content it fetched before
 //	bodies.log        the same for the exact fingerprints of bodies
-//	                  without text (images, PDFs)
+//	                  without text (images, PDFs); both logs are rewritten
+//	                  as snapshots at a checkpoint once they have doubled
 //
 // Journal lines and fingerprints are written (not necessarily synced)
 // before the frontier is changed, so a killed process loses nothing the
@@ -164,9 +165,15 @@ func openJournal(ctx context.Context, c *Crawler) (*journal, int, error) {
 
 // durableLog is a set that logs its changes and the file they go to.
 type durableLog struct {
-	f *os.File
-	d dedup.Durable
+	name string
+	f    *os.File
+	d    dedup.Durable
+	base int64 // the log's size when opened or last rewritten
 }
+
+// logCompactMin is the size below which a content log is never
+// rewritten.
+var logCompactMin int64 = 1 << 20
 
 // openLog replays the log name into the durable set d and has d append
 // its later changes to it. A torn last record (a kill in mid-write) is cut
@@ -174,6 +181,7 @@ type durableLog struct {
 // take copies for new pages.
 func (j *journal) openLog(name string, d dedup.Durable) error {
 	path := filepath.Join(j.dir, name)
+	os.Remove(path + ".tmp") // a rewrite cut short; the log itself is whole
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return fmt.Errorf("crawlkit: %s: %w", name, err)
@@ -190,7 +198,53 @@ func (j *journal) openLog(name string, d dedup.Durable) error {
 		return fmt.Errorf("crawlkit: %s: %w", path, err)
 	}
 	d.LogTo(f)
-	j.logs = append(j.logs, durableLog{f, d})
+	j.logs = append(j.logs, durableLog{name, f, d, n})
+	return nil
+}
+
+// compactLogs rewrites each content log that has grown to twice its size
+// when opened or last rewritten (and to at least logCompactMin) as a
+// snapshot of its set: a continuous crawl's revisits forget and record
+// fingerprints, and the log would otherwise grow with every change. The
+// snapshot goes to name.tmp, which the set logs to from then on, and
+// replaces the log by a rename; a crash before the rename leaves the old
+// log, whole.
+func (j *journal) compactLogs() error {
+	for i := range j.logs {
+		l := &j.logs[i]
+		st, err := l.f.Stat()
+		if err != nil || st.Size() < logCompactMin || st.Size() < 2*l.base {
+			continue
+		}
+		path := filepath.Join(j.dir, l.name)
+		nf, err := os.Create(path + ".tmp")
+		if err != nil {
+			return fmt.Errorf("crawlkit: compacting %s: %w", l.name, err)
+		}
+		if err := l.d.Rewrite(nf); err != nil {
+			nf.Close()
+			os.Remove(nf.Name())
+			return fmt.Errorf("crawlkit: compacting %s: %w", l.name, err)
+		}
+		err = nf.Sync()
+		if err == nil {
+			err = os.Rename(nf.Name(), path)
+		}
+		if err != nil {
+			// Back to the old log; what was logged to the new one since
+			// the rewrite is lost to it (the crawl is paused meanwhile, so
+			// only a cluster partition's remote lookups can have written).
+			l.d.LogTo(l.f)
+			nf.Close()
+			os.Remove(nf.Name())
+			return fmt.Errorf("crawlkit: compacting %s: %w", l.name, err)
+		}
+		l.f.Close()
+		l.f = nf
+		if st, err := nf.Stat(); err == nil {
+			l.base = st.Size()
+		}
+	}
 	return nil
 }
 
@@ -437,6 +491,9 @@ func (c *Crawler) checkpoint() error {
 	}
 	if err := j.sw.Flush(); err == nil {
 		j.sf.Sync()
+	}
+	if err := j.compactLogs(); err != nil {
+		c.cfg.Logger.Error("crawlkit: checkpoint", "err", err)
 	}
 	for _, l := range j.logs {
 		l.f.Sync()

@@ -2,6 +2,7 @@ package crawlkit
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -251,4 +252,50 @@ func TestRevisitForgetsOldBody(t *testing.T) {
 	if !archived.Load() {
 		t.Errorf("http://b.test/archive, with the bytes a.test/report no longer has, was not kept: %s", s.String())
 	}
+}
+
+// TestContentLogCompacted: in a continuous crawl whose page changes on
+// every fetch, each revisit forgets a fingerprint and records another;
+// checkpoints rewrite content.log as a snapshot, so it stays about one
+// record long instead of growing with the history, and a resumed crawl
+// replays it.
+func TestContentLogCompacted(t *testing.T) {
+	defer func(v int64) { logCompactMin = v }(logCompactMin)
+	logCompactMin = 1
+	var mu sync.Mutex
+	fetches := 0
+	site := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+		r := &fetch.Response{URL: req.URL, Status: 404, Header: http.Header{}}
+		if req.URL.Path == "/" {
+			mu.Lock()
+			fetches++
+			n := fetches
+			mu.Unlock()
+			r.Status, r.ContentType = 200, "text/html"
+			r.Body = []byte(fmt.Sprintf("<title>News</title><p>%s edition %d</p>", strings.Repeat("today's words and more words ", 30), n))
+		}
+		return r, nil
+	})
+	dir := t.TempDir()
+	cfg := Config{Seeds: []string{"http://a.test/"}, Fetcher: site, Workers: 1, DelayFactor: -1, Logger: quietLogger(),
+		CheckpointDir: dir, CheckpointInterval: 30 * time.Millisecond,
+		Continuous: true, MinRevisit: 10 * time.Millisecond, MaxRevisit: 20 * time.Millisecond, MaxDuration: 1500 * time.Millisecond}
+	runConfig(t, context.Background(), cfg)
+	mu.Lock()
+	n := fetches
+	mu.Unlock()
+	if n < 5 {
+		t.Fatalf("the page was fetched %d times; want revisits", n)
+	}
+	st, err := os.Stat(filepath.Join(dir, "content.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One record of a K=128 sketch is about 1.1 KB; the history would be
+	// two records per revisit.
+	if st.Size() > 4<<10 {
+		t.Errorf("content.log is %d bytes after %d fetches: not compacted", st.Size(), n)
+	}
+	cfg.MaxDuration = 200 * time.Millisecond
+	runConfig(t, context.Background(), cfg) // replays the compacted log
 }

@@ -196,6 +196,9 @@ func (c *Content) LogTo(w io.Writer) { c.store.LogTo(w) }
 // Replay implements dedup.Durable for this node's partition.
 func (c *Content) Replay(r io.Reader) (int64, error) { return c.store.Replay(r) }
 
+// Rewrite implements dedup.Durable for this node's partition.
+func (c *Content) Rewrite(w io.Writer) error { return c.store.Rewrite(w) }
+
 // close waits for the lookups under way.
 func (c *Content) close() {
 	c.mu.Lock()

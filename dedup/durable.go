@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 
 	"github.com/crawlkit/crawlkit/shingle"
 )
@@ -37,6 +38,12 @@ type Durable interface {
 	// record, or one written with another K, is an *Error wrapping
 	// ErrCorrupt or ErrMismatch.
 	Replay(r io.Reader) (int64, error)
+	// Rewrite writes the current state to w as a log that replays to it
+	// (one record per document, nothing forgotten) and makes w the log:
+	// later changes are appended to w. No change made meanwhile is lost
+	// to either log. It compacts a log that forgotten documents have
+	// grown (a continuous crawl's revisits).
+	Rewrite(w io.Writer) error
 }
 
 var (
@@ -248,4 +255,52 @@ func (c *ExactContent) Replay(r io.Reader) (int64, error) {
 		}
 		return nil
 	})
+}
+
+// Rewrite implements Durable. Changes wait while the snapshot is written.
+func (c *Content) Rewrite(w io.Writer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := snapshot(w, c.docs, func(r *logRecord) {
+		r.sig, r.simhash, _ = c.near.Item(r.fp) // none: an exact-only record
+	})
+	if err == nil {
+		c.log = w
+	}
+	return err
+}
+
+// Rewrite implements Durable. Changes wait while the snapshot is written.
+func (c *ExactContent) Rewrite(w io.Writer) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := snapshot(w, c.docs, func(*logRecord) {})
+	if err == nil {
+		c.log = w
+	}
+	return err
+}
+
+// snapshot writes one record per document of docs to w, in fingerprint
+// order (so the same state writes the same bytes); fill completes each.
+func snapshot(w io.Writer, docs map[uint64]string, fill func(*logRecord)) error {
+	fps := make([]uint64, 0, len(docs))
+	for fp := range docs {
+		fps = append(fps, fp)
+	}
+	slices.Sort(fps)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
+	for _, fp := range fps {
+		r := logRecord{add: true, fp: fp, url: docs[fp]}
+		fill(&r)
+		buf = appendRecord(buf[:0], &r)
+		if _, err := bw.Write(buf); err != nil {
+			return &Error{Op: "Rewrite", Err: err}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return &Error{Op: "Rewrite", Err: err}
+	}
+	return nil
 }

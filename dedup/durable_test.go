@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crawlkit/crawlkit/dedup"
@@ -89,6 +90,120 @@ func TestContentLogReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContentLogRewrite: after churn (documents recorded and forgotten),
+// Rewrite writes a log shorter than the history that replays to the same
+// answers, and later changes go to the new log, none to the old one;
+// changes made while the snapshot is written land in exactly one log.
+func TestContentLogRewrite(t *testing.T) {
+	ctx := context.Background()
+	for _, exact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exact=%v", exact), func(t *testing.T) {
+			var old bytes.Buffer
+			a := newDurable(t, exact)
+			a.LogTo(&old)
+			var fps []uint64
+			for i := range 40 {
+				m, err := a.Seen(ctx, dedup.Doc{URL: fmt.Sprintf("http://h/%d", i), Text: []byte(pageText(i))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fps = append(fps, m.Fingerprint)
+			}
+			for _, fp := range fps[:30] { // revisits found them changed
+				if err := a.Forget(ctx, fp); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var compact bytes.Buffer
+			if err := a.Rewrite(&compact); err != nil {
+				t.Fatal(err)
+			}
+			if compact.Len() >= old.Len()/3 {
+				t.Errorf("rewritten log %d bytes, history %d: want under a third", compact.Len(), old.Len())
+			}
+			before := old.Len()
+			if _, err := a.Seen(ctx, dedup.Doc{URL: "http://h/new", Text: []byte(pageText(100))}); err != nil {
+				t.Fatal(err)
+			}
+			if old.Len() != before {
+				t.Error("a change after Rewrite went to the old log")
+			}
+			b := newDurable(t, exact)
+			if n, err := b.Replay(bytes.NewReader(compact.Bytes())); err != nil || n != int64(compact.Len()) {
+				t.Fatalf("Replay: %d of %d bytes, %v", n, compact.Len(), err)
+			}
+			for _, i := range []int{0, 29, 30, 39, 100} {
+				url := fmt.Sprintf("http://h/%d", i)
+				if i == 100 {
+					url = "http://h/new"
+				}
+				m, err := b.Seen(ctx, dedup.Doc{URL: "http://copy/", Text: []byte(pageText(i))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := i >= 30; m.Seen != want || want && m.URL != url {
+					t.Errorf("copy of %d after the rewrite: %+v", i, m)
+				}
+			}
+			if !exact {
+				m, err := b.Seen(ctx, dedup.Doc{URL: "http://near/", Text: []byte(nearCopy(35))})
+				if err != nil || !m.Seen || m.URL != "http://h/35" {
+					t.Errorf("near copy of 35 after the rewrite: %+v, %v", m, err)
+				}
+			}
+		})
+	}
+	// Concurrent changes during rewrites: every document recorded ends
+	// up in the state the final log replays to.
+	a := newDurable(t, false)
+	var logs []*bytes.Buffer
+	var mu sync.Mutex
+	cur := new(bytes.Buffer)
+	logs = append(logs, cur)
+	a.LogTo(lockedWriter{&mu, cur})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 200 {
+			if _, err := a.Seen(ctx, dedup.Doc{URL: fmt.Sprintf("http://c/%d", i), Text: []byte(pageText(1000 + i))}); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	for range 5 {
+		next := new(bytes.Buffer)
+		if err := a.Rewrite(lockedWriter{&mu, next}); err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, next)
+	}
+	wg.Wait()
+	b := newDurable(t, false)
+	last := logs[len(logs)-1]
+	mu.Lock()
+	if _, err := b.Replay(bytes.NewReader(last.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	mu.Unlock()
+	for i := range 200 {
+		m, err := b.Seen(ctx, dedup.Doc{URL: "http://copy/", Text: []byte(pageText(1000 + i))})
+		if err != nil || !m.Seen {
+			t.Fatalf("document %d recorded during the rewrites is not in the last log: %+v, %v", i, m, err)
+		}
+	}
+}
+
+// lockedWriter serialises writes to a buffer read by the test.
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
 }
 
 // TestContentLogTornAndCorrupt: a record cut short at the end is not an

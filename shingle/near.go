@@ -84,6 +84,15 @@ func (x *NearIndex) Insert(id uint64, sig Signature, simhash uint64) error {
 	return nil
 }
 
+// Item returns the signature (shared: do not modify it) and simhash of
+// item id, and whether it is present.
+func (x *NearIndex) Item(id uint64) (Signature, uint64, bool) {
+	x.mu.RLock()
+	it, ok := x.items[id]
+	x.mu.RUnlock()
+	return it.sig, it.simhash, ok
+}
+
 // Remove deletes item id and reports whether it was present.
 func (x *NearIndex) Remove(id uint64) bool {
 	if !x.lsh.Remove(id) {
