@@ -126,12 +126,10 @@ func TestQuiescence(t *testing.T) {
 	waitIdle(nodes[1], false)
 }
 
-// TestFarewellWithWork: a node that leaves with URLs still queued keeps
-// the others waiting for its return; back, it counts as itself again.
-func TestFarewellWithWork(t *testing.T) {
-	nodes, tr := memNodes(t, 2, func(o *Options) { o.StatusInterval = 10 * time.Millisecond })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// leaveWithWork starts nodes[0] and nodes[1] with crawlers, queues a URL
+// on nodes[1] and closes it with that work undone.
+func leaveWithWork(t *testing.T, ctx context.Context, nodes []*Node) {
+	t.Helper()
 	c0, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: nodes[0].Splitter(), Resolver: loopbackResolver()})
 	if err != nil {
 		t.Fatal(err)
@@ -140,20 +138,29 @@ func TestFarewellWithWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaving := nodes[1]
-	c, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: leaving.Splitter(), Resolver: loopbackResolver(),
+	c1, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: leaving.Splitter(), Resolver: loopbackResolver(),
 		Seeds: []string{"http://x.test/"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := leaving.Start(ctx, c); err != nil {
+	if err := leaving.Start(ctx, c1); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Add(ctx, frontier.URL{URL: "http://x.test/a"}); err != nil {
+	if err := c1.Add(ctx, frontier.URL{URL: "http://x.test/a"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := leaving.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestFarewellWithWork: a node that leaves with URLs still queued keeps
+// the others waiting for its return; back, it counts as itself again.
+func TestFarewellWithWork(t *testing.T) {
+	nodes, tr := memNodes(t, 2, func(o *Options) { o.StatusInterval = 10 * time.Millisecond })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	leaveWithWork(t, ctx, nodes)
 	nodes[0].goneMu.Lock()
 	farewell, ok := nodes[0].gone["n1"]
 	nodes[0].goneMu.Unlock()
@@ -319,28 +326,7 @@ func TestDeadAfter(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c0, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: nodes[0].Splitter(), Resolver: loopbackResolver()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nodes[0].Start(ctx, c0); err != nil {
-		t.Fatal(err)
-	}
-	leaving := nodes[1]
-	c1, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: leaving.Splitter(), Resolver: loopbackResolver(),
-		Seeds: []string{"http://x.test/"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := leaving.Start(ctx, c1); err != nil {
-		t.Fatal(err)
-	}
-	if err := c1.Add(ctx, frontier.URL{URL: "http://x.test/a"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := leaving.Close(); err != nil { // with work undone
-		t.Fatal(err)
-	}
+	leaveWithWork(t, ctx, nodes)
 	// n0 finds a link to a host of n1's: it lands in n1's inbox.
 	host := ""
 	for i := 0; host == ""; i++ {
