@@ -270,6 +270,9 @@ const ratioFloor = 1 << 20
 // bytes received on the wire, and whether the body was cut.
 func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response) (body, kept []byte, n int64, truncated bool, err error) {
 	wire := &countingReader{r: hresp.Body, max: f.opts.MaxBodySize}
+	// A pooled gzip reader keeps a pointer to wire until its next use: let
+	// it hold neither the connection's body nor the kept bytes.
+	defer func() { wire.r, wire.kept = nil, nil }()
 	if f.opts.MinRate > 0 {
 		stop := f.watchRate(wire, cancel)
 		defer stop()
