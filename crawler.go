@@ -57,6 +57,14 @@ type Crawler struct {
 	// to agree.
 	pause sync.RWMutex
 
+	// early holds the URLs Add received, with a CheckpointDir, before Run
+	// had opened the journal: Run journals and queues them then, so that
+	// none is queued unjournaled (and lost to a crash) or raced with the
+	// restore. journaled is set, under earlyMu, once c.journal is open.
+	earlyMu   sync.Mutex
+	early     []frontier.URL
+	journaled bool
+
 	sinkErrors atomic.Uint64
 	stopReason atomic.Value // string
 	ran        atomic.Bool
@@ -234,8 +242,15 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		if err != nil {
 			return c.Stats(), err
 		}
-		c.journal, resumed = j, n
+		c.earlyMu.Lock()
+		c.journal, c.journaled, resumed = j, true, n
+		early := c.early
+		c.early = nil
+		c.earlyMu.Unlock()
 		defer j.Close()
+		if _, err := c.admit(ctx, early); err != nil {
+			return c.Stats(), err
+		}
 	}
 	if err := c.addSeeds(ctx); err != nil {
 		return c.Stats(), err

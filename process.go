@@ -356,7 +356,9 @@ func (c *Crawler) admit(ctx context.Context, cands []frontier.URL) (queued int, 
 // URLs a program discovers by other means. Each is canonicalised, checked
 // against the URL-seen set and the host budget, and queued if new. The URL
 // filters are not applied again: the sender applied them. Add may be
-// called before and during Run, from any goroutine.
+// called before and during Run, from any goroutine. With a CheckpointDir,
+// URLs added before Run has opened the checkpoint are held and queued,
+// journaled, once it has.
 func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 	batch := make([]frontier.URL, 0, len(urls))
 	for _, u := range urls {
@@ -369,6 +371,16 @@ func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 		batch = append(batch, u)
 	}
 	c.c.received.Add(uint64(len(urls)))
+	if c.cfg.CheckpointDir != "" {
+		c.earlyMu.Lock()
+		if !c.journaled {
+			// Run has not opened the journal yet: it will admit these.
+			c.early = append(c.early, batch...)
+			c.earlyMu.Unlock()
+			return nil
+		}
+		c.earlyMu.Unlock()
+	}
 	_, err := c.admit(ctx, batch)
 	return err
 }

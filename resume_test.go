@@ -16,6 +16,7 @@ import (
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
 )
 
 // TestCancelAndResume stops a crawl in mid-flight by cancelling its
@@ -299,3 +300,55 @@ func TestContentLogCompacted(t *testing.T) {
 	cfg.MaxDuration = 200 * time.Millisecond
 	runConfig(t, context.Background(), cfg) // replays the compacted log
 }
+
+// TestAddWhileRunOpensCheckpoint: with a CheckpointDir, URLs added before
+// Run and while it opens the checkpoint (a cluster node's inbox delivers
+// them at any time) are all crawled; under -race this also checks that
+// Add does not touch the journal while Run is opening it.
+func TestAddWhileRunOpensCheckpoint(t *testing.T) {
+	site := fetch.Static{}
+	var urls []string
+	for i := range 40 {
+		u := fmt.Sprintf("http://h%d.test/", i)
+		urls = append(urls, u)
+		site[u] = &fetch.Response{Status: 200, ContentType: "text/html", Header: http.Header{},
+			Body: []byte(fmt.Sprintf("<title>%d</title><p>page number %d of many, with words of its own %d</p>", i, i, i*i))}
+	}
+	// A splitter that owns every host and calls the crawl idle only once
+	// all URLs were added, as a cluster node does while its inbox holds
+	// URLs.
+	sp := &localSplitter{}
+	c, err := New(Config{Fetcher: site, Workers: 4, DelayFactor: -1, CheckpointDir: t.TempDir(), Logger: quietLogger(),
+		Splitter: sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Add(ctx, frontier.URL{URL: urls[0]}); err != nil { // before Run
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, u := range urls[1:] {
+			if err := c.Add(ctx, frontier.URL{URL: u}); err != nil {
+				t.Error(err)
+			}
+		}
+		sp.done.Store(true)
+	})
+	s, err := c.Run(ctx)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outcomes[Fetched] != uint64(len(urls)) {
+		t.Errorf("fetched %d of %d added URLs: %s", s.Outcomes[Fetched], len(urls), s.String())
+	}
+}
+
+// localSplitter owns every host; it is idle once done is set.
+type localSplitter struct{ done atomic.Bool }
+
+func (*localSplitter) Local(string) bool                          { return true }
+func (*localSplitter) Send(context.Context, []frontier.URL) error { return nil }
+func (s *localSplitter) Idle() bool                               { return s.done.Load() }
