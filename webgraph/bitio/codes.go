@@ -11,10 +11,19 @@ const maxTableK = 8
 
 // A table entry packs value<<8 | code length; 0 means "not in the table".
 var (
-	gammaTable [1 << tableBits]uint32
 	deltaTable [1 << tableBits]uint32
 	zetaTables [maxTableK + 1]*[1 << tableBits]uint32
-	zeta3Table [1 << tableBits]uint32 // a copy of zetaTables[3], one load closer
+)
+
+// The γ and ζ_3 tables, the hottest, are split into values and lengths (a
+// length of 0 meaning "not in the table"): unpacking a packed entry needs
+// it twice, and in a large decoding function the register allocator
+// spilled it to the stack between the two uses, a store and a reload on
+// the critical path of every code word (3.5% of cnr-2000's sequential
+// decoding). The split tables are also smaller: 12 KiB instead of 16.
+var (
+	gammaVal, zeta3Val [1 << tableBits]uint16
+	gammaLen, zeta3Len [1 << tableBits]uint8
 )
 
 func init() {
@@ -33,6 +42,7 @@ func init() {
 			}
 		}
 	}
+	var gammaTable [1 << tableBits]uint32
 	fill(&gammaTable, gammaWord)
 	fill(&deltaTable, deltaWord)
 	for k := uint(1); k <= maxTableK; k++ {
@@ -40,7 +50,12 @@ func init() {
 		fill(t, func(v uint64) (uint64, uint) { return zetaWord(v, k) })
 		zetaTables[k] = t
 	}
-	zeta3Table = *zetaTables[3]
+	for i, e := range gammaTable {
+		gammaVal[i], gammaLen[i] = uint16(e>>8), uint8(e)
+	}
+	for i, e := range zetaTables[3] {
+		zeta3Val[i], zeta3Len[i] = uint16(e>>8), uint8(e)
+	}
 }
 
 // gammaWord returns the γ code word of v (v < 2^32) right-aligned, and its length.

@@ -234,9 +234,9 @@ func (r *Reader) ReadGamma() uint64 {
 	if i := r.pos >> 6; i+1 < uint64(len(r.words)) {
 		s := r.pos & 63
 		w := r.words[i]<<s | r.words[i+1]>>(63-s)>>1
-		if e := gammaTable[w>>(64-tableBits)]; e != 0 {
-			r.pos += uint64(e & 0xff)
-			return uint64(e >> 8)
+		if t := w >> (64 - tableBits); gammaLen[t] != 0 {
+			r.pos += uint64(gammaLen[t])
+			return uint64(gammaVal[t])
 		}
 	}
 	return r.readGammaSlow()
@@ -245,12 +245,12 @@ func (r *Reader) ReadGamma() uint64 {
 func (r *Reader) readGammaSlow() uint64 {
 	start := r.pos
 	w := r.peek()
-	if e := gammaTable[w>>(64-tableBits)]; e != 0 {
-		r.advance(uint64(e&0xff), "gamma", start)
+	if t := w >> (64 - tableBits); gammaLen[t] != 0 {
+		r.advance(uint64(gammaLen[t]), "gamma", start)
 		if r.err != nil {
 			return 0
 		}
-		return uint64(e >> 8)
+		return uint64(gammaVal[t])
 	}
 	if w != 0 {
 		lz := uint(bits.LeadingZeros64(w))

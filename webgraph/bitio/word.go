@@ -43,8 +43,9 @@ func UnaryWord(w uint64) (v uint64, n uint) {
 // or 0, 0 when the word is longer than 64 bits. Words of up to 12 bits take
 // one table lookup, longer ones a leading-zero count.
 func GammaWord(w uint64) (v uint64, n uint) {
-	if e := gammaTable[w>>(64-tableBits)]; e != 0 {
-		return uint64(e >> 8), uint(e & 0xff)
+	i := w >> (64 - tableBits)
+	if n := uint(gammaLen[i]); n != 0 {
+		return uint64(gammaVal[i]), n
 	}
 	return gammaWordLong(w)
 }
@@ -75,8 +76,8 @@ func ZetaWord(w uint64, k uint) (v uint64, n uint) {
 // the caller goes on with ZetaWord(w, 3). It is small enough to be inlined
 // into a decoding loop, which ZetaWord is not.
 func Zeta3Short(w uint64) (v uint64, n uint) {
-	e := zeta3Table[w>>(64-tableBits)]
-	return uint64(e >> 8), uint(e & 0xff)
+	i := w >> (64 - tableBits)
+	return uint64(zeta3Val[i]), uint(zeta3Len[i])
 }
 
 // Zeta3Word decodes the ζ_3 code word at the top of w with arithmetic
