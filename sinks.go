@@ -25,10 +25,12 @@ import (
 // wire bytes (fetch.Response.Wire; the crawler's default fetcher does when
 // a WARCSink is among the sinks): status line, headers, and the body with
 // its Content-Encoding and charset, only the chunked transfer coding
-// removed (Content-Length says the stored length). Otherwise, and for a
-// truncated body, it holds the body as the crawler kept it, decoded and in
-// UTF-8, with the headers rewritten to match (see HTTPResponseBytes).
-// Safe for concurrent use.
+// removed (Content-Length says the stored length). Otherwise it holds the
+// body as the crawler kept it, decoded and in UTF-8, with the headers
+// rewritten to match (see HTTPResponseBytes). A body cut at the fetcher's
+// size limit is stored as far as it was read, in a record marked
+// WARC-Truncated: length (unless all its wire bytes were read: a
+// compressed body cut once decoded). Safe for concurrent use.
 type WARCSink struct {
 	w *warc.Writer
 }
@@ -64,11 +66,32 @@ func (s *WARCSink) Write(_ context.Context, p *Page) error {
 		"charset":       resp.Charset,
 		"wireBodyBytes": strconv.FormatInt(resp.WireBytes, 10),
 	}
-	if resp.Truncated {
-		meta["truncated"] = "length" // as WARC-Truncated would say
-	}
-	_, _, err := s.w.WriteExchange(p.URL, ip, p.Fetched, req, raw, meta)
+	_, _, err := s.w.WriteTruncatedExchange(p.URL, ip, p.Fetched, req, raw, meta, truncation(resp))
 	return err
+}
+
+// truncation is the WARC-Truncated reason of resp's record, or "".
+func truncation(resp *fetch.Response) string {
+	if storedCut(resp) {
+		return warc.TruncatedLength
+	}
+	return ""
+}
+
+// storedCut reports whether the body stored for resp is less than the
+// server sent: the body was cut (resp.Truncated) and either the decoded
+// body is what is stored, or the wire bytes do not add up to the length
+// the server announced. A compressed body can be cut once decoded while
+// its wire bytes were all read: that record is whole.
+func storedCut(resp *fetch.Response) bool {
+	if !resp.Truncated {
+		return false
+	}
+	if resp.Wire == nil {
+		return true
+	}
+	n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
+	return err != nil || n != int64(len(resp.Wire))
 }
 
 // Exchange implements ExchangeSink: a response that is not a page (a
@@ -79,7 +102,7 @@ func (s *WARCSink) Exchange(_ context.Context, resp *fetch.Response, fetched tim
 	if resp.Addr.IsValid() {
 		ip = resp.Addr.Addr().String()
 	}
-	_, _, err := s.w.WriteExchange(resp.URL.String(), ip, fetched, requestBytes(resp), HTTPResponseBytes(resp), nil)
+	_, _, err := s.w.WriteTruncatedExchange(resp.URL.String(), ip, fetched, requestBytes(resp), HTTPResponseBytes(resp), nil, truncation(resp))
 	return err
 }
 
@@ -107,14 +130,18 @@ func requestBytes(resp *fetch.Response) []byte {
 }
 
 // HTTPResponseBytes serialises a response as an HTTP/1.1 message. With
-// the wire bytes kept (resp.Wire) and the body whole, the message is the
-// one received: its headers as sent but Transfer-Encoding (the chunking
-// is gone) and Content-Length (the length of Wire), then Wire. Otherwise
-// its headers describe the decoded Body: Content-Encoding,
-// Transfer-Encoding and Content-Length are replaced by the length of Body,
-// and a text Content-Type names the charset utf-8.
+// the wire bytes kept (resp.Wire), the message is the one received: its
+// headers as sent but Transfer-Encoding (the chunking is gone) and
+// Content-Length (the length of Wire), then Wire. When Wire is short of
+// the body (resp.Truncated, and not all the bytes the server announced),
+// the server's own Content-Length stays, if it sent one: the message is
+// received as far as it went, as an archive's truncated record holds it. Without Wire the
+// headers describe the decoded Body: Content-Encoding, Transfer-Encoding
+// and Content-Length are replaced by the length of Body, and a text
+// Content-Type names the charset utf-8.
 func HTTPResponseBytes(resp *fetch.Response) []byte {
-	wire := resp.Wire != nil && !resp.Truncated
+	wire := resp.Wire != nil
+	cut := wire && storedCut(resp)
 	body := resp.Body
 	if wire {
 		body = resp.Wire
@@ -129,8 +156,12 @@ func HTTPResponseBytes(resp *fetch.Response) []byte {
 	sort.Strings(names)
 	for _, k := range names {
 		switch http.CanonicalHeaderKey(k) {
-		case "Transfer-Encoding", "Content-Length":
+		case "Transfer-Encoding":
 			continue
+		case "Content-Length":
+			if !cut {
+				continue
+			}
 		case "Content-Encoding":
 			if !wire {
 				continue
@@ -148,7 +179,10 @@ func HTTPResponseBytes(resp *fetch.Response) []byte {
 			b.WriteString("\r\n")
 		}
 	}
-	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n", len(body))
+	if !cut {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(body))
+	}
+	b.WriteString("\r\n")
 	b.Write(body)
 	return b.Bytes()
 }

@@ -6,8 +6,12 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -126,5 +130,148 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 	}
 	if robots == 0 || uint64(redirects) < s.Outcomes[Redirected] || errorsArchived == 0 {
 		t.Errorf("archived %d robots.txt, %d redirects (crawl had %d), %d error answers", robots, redirects, s.Outcomes[Redirected], errorsArchived)
+	}
+}
+
+// TestWARCSinkTruncated: a body cut at the fetcher's size limit is
+// archived as far as it was read, as the server sent it (gzip and all,
+// with the server's Content-Length), in a response record marked
+// WARC-Truncated: length; replaying the archive gives the same truncated
+// response the crawler had.
+func TestWARCSinkTruncated(t *testing.T) {
+	page := bytes.Repeat([]byte("<p>A long page, cut by the fetcher's size limit.</p>\n"), 4000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(page)
+	zw.Close()
+	noise := make([]byte, 64<<10) // incompressible: the wire is cut too
+	rand.NewChaCha8([32]byte{2}).Read(noise)
+	var gzNoise bytes.Buffer
+	zw = gzip.NewWriter(&gzNoise)
+	zw.Write(noise)
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/gzip":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(gz.Len()))
+			w.Write(gz.Bytes())
+		case "/noise":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(gzNoise.Len()))
+			w.Write(gzNoise.Bytes())
+		case "/chunked":
+			w.Write(page) // no Content-Length: chunked
+		case "/short":
+			io.WriteString(w, "<p>whole</p>")
+		}
+	}))
+	defer srv.Close()
+	const limit = 16 << 10
+	f := fetch.NewHTTP(fetch.Options{KeepWire: true, MaxBodySize: limit, AllowPrivate: true})
+	ws, err := NewWARCSink(warc.WriterOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// path → whether the stored body is cut: the compressible gzip body
+	// is cut once decoded, but all its wire bytes were read.
+	cut := map[string]bool{"/gzip": false, "/noise": true, "/chunked": true, "/short": false}
+	fetched := map[string]*fetch.Response{}
+	for _, path := range []string{"/gzip", "/noise", "/chunked", "/short"} {
+		u, _ := url.Parse(srv.URL + path)
+		resp, err := f.Fetch(context.Background(), &fetch.Request{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Truncated != (path != "/short") || resp.Wire == nil || resp.Header.Get("Content-Length") == "" && path != "/chunked" {
+			t.Fatalf("%s: truncated %v, %d wire bytes: the test needs a cut body with its wire bytes", path, resp.Truncated, len(resp.Wire))
+		}
+		fetched[u.String()] = resp
+		if err := ws.Write(context.Background(), &Page{URL: u.String(), Fetched: time.Now(), Response: resp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	seen := 0
+	for _, file := range ws.Files() {
+		fh, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(fh, warc.ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range rd.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Type() != warc.TypeResponse {
+				continue
+			}
+			seen++
+			resp := fetched[rec.TargetURI()]
+			u, _ := url.Parse(rec.TargetURI())
+			want := ""
+			if cut[u.Path] {
+				want = warc.TruncatedLength
+			}
+			if got := rec.Header.Get(warc.FieldTruncated); got != want {
+				t.Errorf("%s: WARC-Truncated %q, want %q", rec.TargetURI(), got, want)
+			}
+			if payload := warc.HTTPPayload(rec.Block); !bytes.Equal(payload, resp.Wire) {
+				t.Errorf("%s: payload of %d bytes, want the %d wire bytes", rec.TargetURI(), len(payload), len(resp.Wire))
+			}
+			hr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", rec.TargetURI(), err)
+			}
+			hr.Body.Close()
+			switch u.Path {
+			case "/gzip", "/noise", "/short":
+				// Whole or not, the stored message announces what the
+				// server sent, and the encoding it sent it in.
+				sent, _ := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
+				if hr.ContentLength != sent || hr.Header.Get("Content-Encoding") != resp.Header.Get("Content-Encoding") {
+					t.Errorf("%s: Content-Length %d, Content-Encoding %q: want the server's", u.Path, hr.ContentLength, hr.Header.Get("Content-Encoding"))
+				}
+			case "/chunked":
+				if hr.ContentLength != -1 || len(hr.TransferEncoding) != 0 {
+					t.Errorf("chunked: Content-Length %d, Transfer-Encoding %v: want neither", hr.ContentLength, hr.TransferEncoding)
+				}
+			}
+		}
+		fh.Close()
+	}
+	if seen != len(fetched) {
+		t.Fatalf("%d response records, want %d", seen, len(fetched))
+	}
+
+	r, err := warc.OpenReplay(ws.Files(), &warc.ReplayOptions{MaxBodySize: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for raw, resp := range fetched {
+		u, _ := url.Parse(raw)
+		got, err := r.Fetch(context.Background(), &fetch.Request{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A compressed stream cut short decodes a little less far than
+		// the fetcher's decoder went (the decompressor keeps the bytes of
+		// a block it could not finish): a prefix is what can be asked.
+		same := bytes.Equal(got.Body, resp.Body)
+		if cut[u.Path] && resp.Header.Get("Content-Encoding") != "" {
+			same = len(got.Body) > 0 && bytes.HasPrefix(resp.Body, got.Body)
+		}
+		if got.Truncated != resp.Truncated || !same {
+			t.Errorf("%s: replayed truncated %v, %d bytes; crawled truncated %v, %d bytes", raw, got.Truncated, len(got.Body), resp.Truncated, len(resp.Body))
+		}
 	}
 }

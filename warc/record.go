@@ -38,6 +38,17 @@ const (
 	FieldBlockDigest   = "WARC-Block-Digest"
 	FieldPayloadDigest = "WARC-Payload-Digest"
 	FieldFilename      = "WARC-Filename"
+	FieldTruncated     = "WARC-Truncated"
+)
+
+// Reasons for WARC-Truncated (WARC 1.1 §5.13): the block is shorter than
+// what was received because of a length limit, a time limit, a broken
+// connection, or another cause.
+const (
+	TruncatedLength      = "length"
+	TruncatedTime        = "time"
+	TruncatedDisconnect  = "disconnect"
+	TruncatedUnspecified = "unspecified"
 )
 
 // Header is the ordered list of a record's named fields. Names compare

@@ -351,7 +351,9 @@ func (r *Replay) parse(req *fetch.Request, rec *Record, e entry) (*fetch.Respons
 		resp.Addr = netip.AddrPortFrom(ip, uint16(port))
 	}
 	body, truncated := decode(wire, hr.Header.Get("Content-Encoding"), r.opts.MaxBodySize)
-	resp.Body, resp.Truncated = body, truncated
+	// A record marked WARC-Truncated holds a prefix of the body, as the
+	// fetcher had it: the response is Truncated, as fetch.HTTP said.
+	resp.Body, resp.Truncated = body, truncated || rec.Header.Get(FieldTruncated) != ""
 	ct := hr.Header.Get("Content-Type")
 	resp.ContentType = fetch.ContentTypeOf(ct, body) // as the fetcher saw it
 	if isText(resp.ContentType) {
@@ -370,8 +372,9 @@ func (r *Replay) parse(req *fetch.Request, rec *Record, e entry) (*fetch.Respons
 
 // decode removes a gzip or deflate Content-Encoding (archives keep the
 // body as the server sent it; crawlkit's sink stores it decoded only when
-// the fetcher did not keep the wire bytes or the body was cut), cutting
-// at max bytes. A body that does not decode is returned as stored.
+// the fetcher did not keep the wire bytes), cutting at max bytes. A body
+// that does not decode is returned as stored; a compressed stream cut
+// short (a truncated record) decodes as far as it goes.
 func decode(body []byte, encoding string, max int64) ([]byte, bool) {
 	var zr io.ReadCloser
 	switch strings.ToLower(strings.TrimSpace(encoding)) {

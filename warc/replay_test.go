@@ -452,3 +452,67 @@ func BenchmarkReplayFetch(b *testing.B) {
 	b.ReportMetric(float64(i)/time.Since(t0).Seconds(), "pages/s")
 	b.ReportMetric(indexCost, "µs-index/page")
 }
+
+// TestReplayTruncatedRecord: a response record marked WARC-Truncated holds
+// a prefix of the message (its Content-Length announces more); Replay
+// gives that prefix, marked Truncated, and a record written with no reason
+// carries no WARC-Truncated field.
+func TestReplayTruncatedRecord(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	cut := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nthe first bytes"
+	whole := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nwhole"
+	if _, _, err := w.WriteTruncatedExchange("http://a.test/cut", "", when, nil, []byte(cut), nil, warc.TruncatedLength); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.WriteTruncatedExchange("http://a.test/whole", "", when, nil, []byte(whole), nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(w.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rd, err := warc.NewReader(fh, warc.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]string{}
+	for rec, err := range rd.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields[rec.TargetURI()] = rec.Header.Get(warc.FieldTruncated)
+	}
+	if fields["http://a.test/cut"] != "length" || fields["http://a.test/whole"] != "" {
+		t.Errorf("WARC-Truncated fields %q", fields)
+	}
+	r, err := warc.OpenReplay(w.Files(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tt := range []struct {
+		url, body string
+		truncated bool
+	}{
+		{"http://a.test/cut", "the first bytes", true},
+		{"http://a.test/whole", "whole", false},
+	} {
+		resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL(tt.url)})
+		if err != nil {
+			t.Errorf("%s: %v", tt.url, err)
+			continue
+		}
+		if string(resp.Body) != tt.body || resp.Truncated != tt.truncated {
+			t.Errorf("%s: body %q, truncated %v; want %q, %v", tt.url, resp.Body, resp.Truncated, tt.body, tt.truncated)
+		}
+	}
+}

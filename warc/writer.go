@@ -214,6 +214,18 @@ func (w *Writer) Write(r *Record) error {
 // three land in the same file. It returns the response record's file and
 // offset, for replay indexes.
 func (w *Writer) WriteExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string) (file string, offset int64, err error) {
+	return w.writeExchange(target, ip, date, request, response, metadata, "")
+}
+
+// WriteTruncatedExchange is WriteExchange for a response whose body was
+// cut short: the response record carries WARC-Truncated with reason (one
+// of the Truncated constants), so that readers know the payload is a
+// prefix of what the server sent. An empty reason writes no field.
+func (w *Writer) WriteTruncatedExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string, reason string) (file string, offset int64, err error) {
+	return w.writeExchange(target, ip, date, request, response, metadata, reason)
+}
+
+func (w *Writer) writeExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string, truncated string) (file string, offset int64, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.rotateIfFull(); err != nil {
@@ -232,6 +244,9 @@ func (w *Writer) WriteExchange(target, ip string, date time.Time, request, respo
 	resp.Header.Set(FieldBlockDigest, Digest(response))
 	if p := HTTPPayload(response); p != nil {
 		resp.Header.Set(FieldPayloadDigest, Digest(p))
+	}
+	if truncated != "" {
+		resp.Header.Set(FieldTruncated, truncated)
 	}
 	if err := w.writeLocked(resp); err != nil {
 		return "", 0, err
