@@ -56,55 +56,41 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 
 	statuses := map[string]int{} // target URI → status of its response record
 	metadata, gzipped := 0, 0
-	for _, f := range ws.Files() {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd, err := warc.NewReader(fh, warc.ReaderOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rec, err := range rd.All() {
+	for _, rec := range readWARC(t, ws.Files()) {
+		switch rec.Type() {
+		case warc.TypeResponse:
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
 			if err != nil {
-				t.Fatalf("%s: %v", f, err)
+				t.Fatalf("response record of %s: %v", rec.TargetURI(), err)
 			}
-			switch rec.Type() {
-			case warc.TypeResponse:
-				resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
+			payload, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			statuses[rec.TargetURI()] = resp.StatusCode
+			if got, want := rec.Header.Get(warc.FieldPayloadDigest), warc.Digest(warc.HTTPPayload(rec.Block)); got != want {
+				t.Errorf("%s: payload digest %s, want %s", rec.TargetURI(), got, want)
+			}
+			body, ok := bodies[rec.TargetURI()]
+			if !ok {
+				break
+			}
+			// The record holds what the server sent: gzip, in the
+			// page's own charset; decoded, it is the crawler's body.
+			if resp.Header.Get("Content-Encoding") == "gzip" {
+				gzipped++
+				zr, err := gzip.NewReader(bytes.NewReader(payload))
 				if err != nil {
-					t.Fatalf("response record of %s: %v", rec.TargetURI(), err)
+					t.Fatalf("%s: %v", rec.TargetURI(), err)
 				}
-				payload, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				statuses[rec.TargetURI()] = resp.StatusCode
-				if got, want := rec.Header.Get(warc.FieldPayloadDigest), warc.Digest(warc.HTTPPayload(rec.Block)); got != want {
-					t.Errorf("%s: payload digest %s, want %s", rec.TargetURI(), got, want)
+				if payload, err = io.ReadAll(zr); err != nil {
+					t.Fatalf("%s: %v", rec.TargetURI(), err)
 				}
-				body, ok := bodies[rec.TargetURI()]
-				if !ok {
-					break
-				}
-				// The record holds what the server sent: gzip, in the
-				// page's own charset; decoded, it is the crawler's body.
-				if resp.Header.Get("Content-Encoding") == "gzip" {
-					gzipped++
-					zr, err := gzip.NewReader(bytes.NewReader(payload))
-					if err != nil {
-						t.Fatalf("%s: %v", rec.TargetURI(), err)
-					}
-					if payload, err = io.ReadAll(zr); err != nil {
-						t.Fatalf("%s: %v", rec.TargetURI(), err)
-					}
-				}
-				if utf8, _ := fetch.ToUTF8(payload, resp.Header.Get("Content-Type")); !bytes.Equal(utf8, body) {
-					t.Errorf("%s: archived body (%d bytes) decodes to other bytes than the crawled page (%d)", rec.TargetURI(), len(utf8), len(body))
-				}
-			case warc.TypeMetadata:
-				metadata++
 			}
+			if utf8, _ := fetch.ToUTF8(payload, resp.Header.Get("Content-Type")); !bytes.Equal(utf8, body) {
+				t.Errorf("%s: archived body (%d bytes) decodes to other bytes than the crawled page (%d)", rec.TargetURI(), len(utf8), len(body))
+			}
+		case warc.TypeMetadata:
+			metadata++
 		}
-		fh.Close()
 	}
 	for _, u := range pages.urls {
 		if statuses[u] != 200 {
@@ -198,55 +184,41 @@ func TestWARCSinkTruncated(t *testing.T) {
 	}
 
 	seen := 0
-	for _, file := range ws.Files() {
-		fh, err := os.Open(file)
+	for _, rec := range readWARC(t, ws.Files()) {
+		if rec.Type() != warc.TypeResponse {
+			continue
+		}
+		seen++
+		resp := fetched[rec.TargetURI()]
+		u, _ := url.Parse(rec.TargetURI())
+		want := ""
+		if cut[u.Path] {
+			want = warc.TruncatedLength
+		}
+		if got := rec.Header.Get(warc.FieldTruncated); got != want {
+			t.Errorf("%s: WARC-Truncated %q, want %q", rec.TargetURI(), got, want)
+		}
+		if payload := warc.HTTPPayload(rec.Block); !bytes.Equal(payload, resp.Wire) {
+			t.Errorf("%s: payload of %d bytes, want the %d wire bytes", rec.TargetURI(), len(payload), len(resp.Wire))
+		}
+		hr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", rec.TargetURI(), err)
 		}
-		rd, err := warc.NewReader(fh, warc.ReaderOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rec, err := range rd.All() {
-			if err != nil {
-				t.Fatal(err)
+		hr.Body.Close()
+		switch u.Path {
+		case "/gzip", "/noise", "/short":
+			// Whole or not, the stored message announces what the
+			// server sent, and the encoding it sent it in.
+			sent, _ := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
+			if hr.ContentLength != sent || hr.Header.Get("Content-Encoding") != resp.Header.Get("Content-Encoding") {
+				t.Errorf("%s: Content-Length %d, Content-Encoding %q: want the server's", u.Path, hr.ContentLength, hr.Header.Get("Content-Encoding"))
 			}
-			if rec.Type() != warc.TypeResponse {
-				continue
-			}
-			seen++
-			resp := fetched[rec.TargetURI()]
-			u, _ := url.Parse(rec.TargetURI())
-			want := ""
-			if cut[u.Path] {
-				want = warc.TruncatedLength
-			}
-			if got := rec.Header.Get(warc.FieldTruncated); got != want {
-				t.Errorf("%s: WARC-Truncated %q, want %q", rec.TargetURI(), got, want)
-			}
-			if payload := warc.HTTPPayload(rec.Block); !bytes.Equal(payload, resp.Wire) {
-				t.Errorf("%s: payload of %d bytes, want the %d wire bytes", rec.TargetURI(), len(payload), len(resp.Wire))
-			}
-			hr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
-			if err != nil {
-				t.Fatalf("%s: %v", rec.TargetURI(), err)
-			}
-			hr.Body.Close()
-			switch u.Path {
-			case "/gzip", "/noise", "/short":
-				// Whole or not, the stored message announces what the
-				// server sent, and the encoding it sent it in.
-				sent, _ := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
-				if hr.ContentLength != sent || hr.Header.Get("Content-Encoding") != resp.Header.Get("Content-Encoding") {
-					t.Errorf("%s: Content-Length %d, Content-Encoding %q: want the server's", u.Path, hr.ContentLength, hr.Header.Get("Content-Encoding"))
-				}
-			case "/chunked":
-				if hr.ContentLength != -1 || len(hr.TransferEncoding) != 0 {
-					t.Errorf("chunked: Content-Length %d, Transfer-Encoding %v: want neither", hr.ContentLength, hr.TransferEncoding)
-				}
+		case "/chunked":
+			if hr.ContentLength != -1 || len(hr.TransferEncoding) != 0 {
+				t.Errorf("chunked: Content-Length %d, Transfer-Encoding %v: want neither", hr.ContentLength, hr.TransferEncoding)
 			}
 		}
-		fh.Close()
 	}
 	if seen != len(fetched) {
 		t.Fatalf("%d response records, want %d", seen, len(fetched))
@@ -274,4 +246,28 @@ func TestWARCSinkTruncated(t *testing.T) {
 			t.Errorf("%s: replayed truncated %v, %d bytes; crawled truncated %v, %d bytes", raw, got.Truncated, len(got.Body), resp.Truncated, len(resp.Body))
 		}
 	}
+}
+
+// readWARC reads every record of files, in order.
+func readWARC(t *testing.T, files []string) []*warc.Record {
+	t.Helper()
+	var recs []*warc.Record
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(fh, warc.ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range rd.All() {
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			recs = append(recs, rec)
+		}
+		fh.Close()
+	}
+	return recs
 }
