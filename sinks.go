@@ -135,10 +135,10 @@ func requestBytes(resp *fetch.Response) []byte {
 // Content-Length (the length of Wire), then Wire. When Wire is short of
 // the body (resp.Truncated, and not all the bytes the server announced),
 // the server's own Content-Length stays, if it sent one: the message is
-// received as far as it went, as an archive's truncated record holds it. Without Wire the
-// headers describe the decoded Body: Content-Encoding, Transfer-Encoding
-// and Content-Length are replaced by the length of Body, and a text
-// Content-Type names the charset utf-8.
+// the one received as far as it went, as a truncated WARC record holds
+// it. Without Wire the headers describe the decoded Body:
+// Content-Encoding, Transfer-Encoding and Content-Length are replaced by
+// the length of Body, and a text Content-Type names the charset utf-8.
 func HTTPResponseBytes(resp *fetch.Response) []byte {
 	wire := resp.Wire != nil
 	cut := wire && storedCut(resp)
