@@ -388,7 +388,7 @@ func (g *BVGraph) decodeRest(r *bitio.Reader, h header, refList []int, s *scratc
 			} else {
 				gap = g.readCode(r, g.flags.Residuals)
 			}
-			if gap >= uint64(n-cur) {
+			if gap >= uint64(n-cur-1) { // the next residual, cur+gap+1, is a node
 				return out, g.streamErr(r, "residual gap out of range")
 			}
 			cur += int(gap) + 1

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/crawlkit/crawlkit/webgraph/bitio"
 )
 
 // encodeLists compresses lists with o and loads the result back.
@@ -565,6 +567,7 @@ func checkDecodersAgree(t *testing.T, p *Properties, data, offs []byte) {
 		if !slices.Equal(fi.Successors(), si.Successors()) {
 			t.Fatalf("node %d: fast %v, generic %v", fi.Node(), fi.Successors(), si.Successors())
 		}
+		checkList(t, fast, fi.Node(), fi.Successors())
 	}
 	if (fi.Err() == nil) != (si.Err() == nil) || (fi.Err() != nil && !errors.Is(fi.Err(), ErrFormat)) {
 		t.Fatalf("iteration errors: fast %v, generic %v", fi.Err(), si.Err())
@@ -579,6 +582,24 @@ func checkDecodersAgree(t *testing.T, p *Properties, data, offs []byte) {
 		}
 		if ea != nil && !errors.Is(ea, ErrFormat) {
 			t.Fatalf("Successors(%d): unexpected error class %v", x, ea)
+		}
+		if ea == nil {
+			checkList(t, fast, x, a)
+		}
+	}
+}
+
+// checkList fails unless list, decoded without error as the successors of
+// x, is what a successor list can be, however corrupt the stream: node ids
+// of g in increasing order, no more of them than there are nodes.
+func checkList(t *testing.T, g *BVGraph, x int, list []int) {
+	t.Helper()
+	if len(list) > g.NumNodes() {
+		t.Fatalf("node %d: %d successors in a graph of %d nodes", x, len(list), g.NumNodes())
+	}
+	for i, y := range list {
+		if y < 0 || y >= g.NumNodes() || i > 0 && y <= list[i-1] {
+			t.Fatalf("node %d: successor %d at %d of %v is not a node id in increasing order (graph of %d nodes)", x, y, i, list, g.NumNodes())
 		}
 	}
 }
@@ -609,5 +630,53 @@ func TestDecodersAgree(t *testing.T) {
 			checkDecodersAgree(t, &p, data, offs)
 			checkDecodersAgree(t, &p, data, nil)
 		})
+	}
+}
+
+// TestResidualPastLastNode: a residual gap that lands exactly on node n
+// (one past the last) is corrupt; both decoders, sequential and random
+// access, refuse it rather than return a successor that is not a node.
+func TestResidualPastLastNode(t *testing.T) {
+	p := &Properties{Nodes: 2, Arcs: 2, WindowSize: 7, MaxRefCount: 3, MinIntervalLength: 4, ZetaK: 3}
+	for _, gap := range []uint64{0, 1} { // successors {0, 1}, then {0, 2}
+		w := bitio.NewWriter(nil)
+		// Node 0: outdegree 2, no reference, no interval, residuals
+		// 0 (a distance of 0 from node 0) and 0+gap+1.
+		n0 := w.WriteGamma(2) + w.WriteUnary(0) + w.WriteGamma(0) + w.WriteZeta(int2nat(0), 3) + w.WriteZeta(gap, 3)
+		n1 := w.WriteGamma(0) // node 1: no successors
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Without offsets, Load's scan refuses the corrupt graph whole.
+		if _, err := Load(p, w.Bytes(), nil); (err != nil) != (gap == 1) || err != nil && !errors.Is(err, ErrFormat) {
+			t.Fatalf("gap %d: Load without offsets: %v", gap, err)
+		}
+		// With them, each decoder meets the record on its own.
+		o := bitio.NewWriter(nil)
+		o.WriteGamma(0)
+		o.WriteGamma(n0)
+		o.WriteGamma(n1)
+		if err := o.Close(); err != nil {
+			t.Fatal(err)
+		}
+		g, err := Load(p, w.Bytes(), o.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fast := range []bool{true, false} {
+			g.fast = fast
+			succ, err := g.Successors(0, nil)
+			it := g.NodeIterator()
+			it.Next()
+			if gap == 0 {
+				if err != nil || !slices.Equal(succ, []int{0, 1}) || !slices.Equal(it.Successors(), []int{0, 1}) {
+					t.Errorf("fast %v: valid list decoded as %v, %v / %v, %v", fast, succ, err, it.Successors(), it.Err())
+				}
+				continue
+			}
+			if !errors.Is(err, ErrFormat) || !errors.Is(it.Err(), ErrFormat) {
+				t.Errorf("fast %v: successor 2 of a 2-node graph: Successors %v, %v; Next %v, %v", fast, succ, err, it.Successors(), it.Err())
+			}
+		}
 	}
 }

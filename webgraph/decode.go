@@ -323,7 +323,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 				gap, nb, w, avail, pos = refill(words, pos, CodeZeta, zk)
 			}
 			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
-			if gap >= uint64(n-cur) || pos > limit {
+			if gap >= uint64(n-cur-1) || pos > limit { // cur+gap+1 is a node
 				return out, pos, g.valueErr(pos, "residual gap out of range", 0, 0)
 			}
 			cur += int(gap) + 1
