@@ -2,6 +2,7 @@ package webgraph
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -119,4 +120,32 @@ func BenchmarkSharedEncode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*g.NumArcs()), "ns/arc")
 	b.ReportMetric(float64(gb.Len()*8)/float64(g.NumArcs()), "bits/link")
+}
+
+// BenchmarkReadURLMap loads a map of 200,000 URLs (500 hosts): the cost is
+// the order check, which decodes every URL and computes its SortKey.
+func BenchmarkReadURLMap(b *testing.B) {
+	urls := make([]string, 0, 200_000)
+	for h := range 500 {
+		for p := range 400 {
+			urls = append(urls, fmt.Sprintf("http://www.h%03d.example.com/section-%d/page-%d.html", h, p%7, p))
+		}
+	}
+	m, err := NewURLMap(urls)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ReadURLMap(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(urls)), "ns/URL")
 }

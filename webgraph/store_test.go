@@ -195,6 +195,46 @@ func TestFrontCodedCorrupt(t *testing.T) {
 	}
 }
 
+// TestURLMapOutOfOrder: a map file whose URLs are out of order, or
+// repeated, in a bucket (the heads in order) is refused at load: ID, which
+// searches by order, would call some of its URLs unknown.
+func TestURLMapOutOfOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		urls []string
+		ok   bool
+	}{
+		{"in order", []string{"http://a.example/1", "http://a.example/2", "http://b.example/"}, true},
+		{"out of order in a bucket", []string{"http://a.example/1", "http://c.example/", "http://b.example/"}, false},
+		{"below the bucket's head", []string{"http://b.example/", "http://a.example/"}, false},
+		{"repeated", []string{"http://a.example/1", "http://a.example/1"}, false},
+		{"same key, URLs out of order", []string{"https://a.example/1", "http://a.example/1"}, false},
+	}
+	for _, tt := range tests {
+		var w sliceWriter
+		fw := NewFrontCodedWriter(&w, 16)
+		for _, u := range tt.urls {
+			fw.Add(u)
+		}
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadURLMap(w)
+		if tt.ok != (err == nil) || err != nil && !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: ReadURLMap: %v", tt.name, err)
+			continue
+		}
+		for id := 0; tt.ok && id < m.Len(); id++ {
+			if u, _ := m.URL(id); u != tt.urls[id] {
+				t.Errorf("%s: URL(%d) = %q", tt.name, id, u)
+			}
+			if got, err := m.ID(tt.urls[id]); got != id || err != nil {
+				t.Errorf("%s: ID(%q) = %d, %v", tt.name, tt.urls[id], got, err)
+			}
+		}
+	}
+}
+
 type sliceWriter []byte
 
 func (w *sliceWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
@@ -211,9 +251,23 @@ func FuzzFrontCoded(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// However corrupt the file, a map that loads answers consistently:
+		// the URL of an id leads back to a node with that URL, or to
+		// ErrFormat, never to "unknown".
 		for id := 0; id < m.Len() && id < 1000; id++ {
-			if u, err := m.URL(id); err == nil {
-				m.ID(u)
+			u, err := m.URL(id)
+			if err != nil {
+				continue
+			}
+			got, err := m.ID(u)
+			if err != nil {
+				if !errors.Is(err, ErrFormat) {
+					t.Fatalf("ID of URL(%d) = %q: %v", id, u, err)
+				}
+				continue
+			}
+			if u2, err := m.URL(got); err != nil || u2 != u {
+				t.Fatalf("URL(%d) = %q, ID of it %d, whose URL is %q (%v)", id, u, got, u2, err)
 			}
 		}
 	})
