@@ -3,6 +3,7 @@ package index_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/crawlkit/crawlkit/index"
@@ -116,10 +117,21 @@ func FuzzReadFrom(f *testing.F) {
 		if !bytes.Equal(encode(t, s2), out) {
 			t.Fatal("encoding is not stable")
 		}
-		// A loaded shard must answer queries without panicking.
+		// A loaded shard answers queries without panicking, and with hits
+		// that are documents it holds, best first, scores finite.
 		for _, term := range []string{"a", "ka", "lo"} {
-			s.Search(ctx, index.Query{Terms: []string{term, "mi"}}, nil)
-			s.Search(ctx, index.Query{Terms: []string{term, "mi"}, Op: index.And}, nil)
+			for _, op := range []index.Op{index.Or, index.And} {
+				r, err := s.Search(ctx, index.Query{Terms: []string{term, "mi"}, Op: op}, nil)
+				if err != nil {
+					continue
+				}
+				for i, h := range r.Hits {
+					if !s.Has(h.URL) || math.IsNaN(h.Score) || math.IsInf(h.Score, 0) ||
+						i > 0 && (h.Score > r.Hits[i-1].Score || h.Score == r.Hits[i-1].Score && h.URL < r.Hits[i-1].URL) {
+						t.Fatalf("query %q: hit %d %+v of %+v", term, i, h, r.Hits)
+					}
+				}
+			}
 		}
 	})
 }
