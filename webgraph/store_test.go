@@ -272,3 +272,89 @@ func FuzzFrontCoded(f *testing.F) {
 		}
 	})
 }
+
+// compareAdjacentPairs are neighbours a URL map may hold, and some it may
+// not: compareAdjacent must order each pair as CompareURLs does.
+var compareAdjacentPairs = [][2]string{
+	{"http://a.example/x", "http://a.example/y"},
+	{"http://a.example/x", "https://a.example/x"},
+	{"http://a.example/x?b=1", "http://a.example/x?a=2"},
+	{"http://a.example/x", "http://a.example/x?"},
+	{"http://a.example/x#f", "http://a.example/x"},
+	{"http://a.example/%41", "http://a.example/A"},
+	{"http://a.example/%41", "http://a.example/%61"},
+	{"http://a.example/%4", "http://a.example/%40"},
+	{"http://a.example/a b", "http://a.example/a%20b"},
+	{"http://a.example/é", "http://a.example/%C3%A9"},
+	{"http://a.example:80/x", "http://a.example/x"},
+	{"http://A.Example/x", "http://a.example/y"},
+	{"http://u@a.example/x", "http://u@a.example/w"},
+	{"http://a.example?q/x", "http://a.example?q/y"},
+	{"http://a.example/x", "http://a.example"},
+	{"http://[::1]/x", "http://[::1]/y"},
+	{"http://a.example./x", "http://a.example/x"},
+	{"not a url/x", "not a url/y"},
+	{"http:///x", "http:///y"},
+	{"http://a.example/[x]", "http://a.example/x"},
+	{"http://a.example/x\x00", "http://a.example/x"},
+	{"mailto://a.example/x", "mailto://a.example/y"},
+}
+
+func TestCompareAdjacent(t *testing.T) {
+	check := func(a, b string) {
+		t.Helper()
+		want := CompareURLs(a, b)
+		got := compareAdjacent([]byte(a), []byte(b), plainPrefix([]byte(a)), plainPrefix([]byte(b)))
+		if sign(got) != sign(want) {
+			t.Errorf("compareAdjacent(%q, %q) = %d, CompareURLs says %d", a, b, got, want)
+		}
+	}
+	for _, p := range compareAdjacentPairs {
+		check(p[0], p[1])
+		check(p[1], p[0])
+	}
+	// Random neighbours on a few sites, with the characters that escape.
+	rng := rand.New(rand.NewPCG(7, 8))
+	parts := []string{"/", "a", "B", "%41", "%4", "%zz", "?", "#", "=", "&", " ", "é", ".", "..", ":", "@", "[", "~", "%2F", "%2f"}
+	sites := []string{"http://a.example", "https://a.example", "http://a.example:8080", "http://A.example", "http://u:p@a.example"}
+	for range 20000 {
+		var u [2]string
+		site := sites[rng.IntN(len(sites))]
+		for j := range u {
+			s := site
+			if rng.IntN(4) == 0 {
+				s = sites[rng.IntN(len(sites))]
+			}
+			s += "/"
+			for range rng.IntN(6) {
+				s += parts[rng.IntN(len(parts))]
+			}
+			u[j] = s
+		}
+		check(u[0], u[1])
+	}
+}
+
+func sign(c int) int {
+	switch {
+	case c < 0:
+		return -1
+	case c > 0:
+		return 1
+	}
+	return 0
+}
+
+// FuzzCompareAdjacent: on any two strings, compareAdjacent orders as
+// CompareURLs does.
+func FuzzCompareAdjacent(f *testing.F) {
+	for _, p := range compareAdjacentPairs {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		want := CompareURLs(a, b)
+		if got := compareAdjacent([]byte(a), []byte(b), plainPrefix([]byte(a)), plainPrefix([]byte(b))); sign(got) != sign(want) {
+			t.Fatalf("compareAdjacent(%q, %q) = %d, CompareURLs says %d", a, b, got, want)
+		}
+	})
+}
