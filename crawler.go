@@ -175,6 +175,14 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 	if err != nil {
 		return nil, err
 	}
+	if d, ok := c.robotsFetched.Load(strings.ToLower(u.Hostname())); ok {
+		// A redirect hop of the same robots.txt fetch (the page's
+		// worker has not taken the entry yet): the host gets the
+		// politeness gap after the previous hop, as after any request.
+		if !c.politeWait(ctx, d.(time.Duration)) {
+			return nil, ctx.Err()
+		}
+	}
 	start := time.Now()
 	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u})
 	if resp != nil {

@@ -63,6 +63,57 @@ func newTestCrawler(t *testing.T, web *fetchtest.Web, mod func(*Config)) *Crawle
 	return c
 }
 
+// checkGaps checks the politeness gaps in a request log: after a request
+// that took d on the server, the host's next request starts at least
+// k × d later (the crawler measures d on its side, which is longer). It
+// returns the log by host, each in order.
+func checkGaps(t *testing.T, log []fetchtest.Request, k float64) map[string][]fetchtest.Request {
+	t.Helper()
+	byHost := map[string][]fetchtest.Request{}
+	for _, r := range log {
+		byHost[r.Host] = append(byHost[r.Host], r)
+	}
+	for host, rs := range byHost {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		for i := 1; i < len(rs); i++ {
+			prev := rs[i-1]
+			want := time.Duration(k*0.9*float64(prev.End.Sub(prev.Start))) - 500*time.Microsecond
+			if gap := rs[i].Start.Sub(prev.End); gap < want {
+				t.Errorf("%s: %s started %v after %s ended, want ≥ %v", host, rs[i].Path, gap, prev.Path, want)
+			}
+		}
+	}
+	return byHost
+}
+
+// TestRobotsRedirectHopsArePolite: the hops of a redirected robots.txt
+// (/robots.txt → /robots-moved.txt → /site/robots.txt) are requests to
+// the host like any other, each after the politeness gap of the one
+// before. Every response takes 10 ms, so a hop made at once breaks the
+// gap by far.
+func TestRobotsRedirectHopsArePolite(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 12, MeanPages: 4, ChangePeriods: []time.Duration{0},
+		Latency: 10 * time.Millisecond, CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
+	defer web.Close()
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.MaxPagesPerHost = 3
+		cfg.MaxRetries = -1
+	})
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hops := 0
+	for _, r := range web.Log() {
+		if r.Path == "/robots-moved.txt" {
+			hops++
+		}
+	}
+	if hops == 0 {
+		t.Fatal("no host of this web redirects its robots.txt: the test checks nothing")
+	}
+	checkGaps(t, web.Log(), 2)
+}
+
 // TestCrawlMatchesGroundTruth is the end-to-end test of the crawl loop on
 // the simulated web: every page reachable from the seeds and allowed by
 // robots.txt is fetched (as a page or recognised as a duplicate), nothing
@@ -94,23 +145,7 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 		}
 	}
 
-	// Politeness gaps: after a request that took d on the server, the
-	// host's next request starts at least k × d later (k = 2 here; the
-	// crawler measures d on its side, which is longer).
-	byHost := map[string][]fetchtest.Request{}
-	for _, r := range web.Log() {
-		byHost[r.Host] = append(byHost[r.Host], r)
-	}
-	for host, rs := range byHost {
-		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
-		for i := 1; i < len(rs); i++ {
-			prev := rs[i-1]
-			want := time.Duration(2*0.9*float64(prev.End.Sub(prev.Start))) - 500*time.Microsecond
-			if gap := rs[i].Start.Sub(prev.End); gap < want {
-				t.Errorf("%s: %s started %v after %s ended, want ≥ %v", host, rs[i].Path, gap, prev.Path, want)
-			}
-		}
-	}
+	byHost := checkGaps(t, web.Log(), 2)
 
 	// Spider traps cost at most the host budget.
 	for _, trap := range web.Traps() {
