@@ -21,7 +21,10 @@ type Response struct {
 // FetchFunc makes one GET request for rawURL without following redirects: the
 // Cache follows them itself, so that it can count hops (RFC 9309 §2.3.1.2). A
 // non-nil error is a network failure. A FetchFunc must be safe for concurrent
-// use; it is called at most once at a time per host and scheme.
+// use; it is called at most once at a time per host and scheme. The Cache
+// makes a redirect's next hop as soon as the previous one returns: a
+// FetchFunc that must keep a politeness gap between requests to a host
+// waits itself (crawlkit.Crawler's does).
 type FetchFunc func(ctx context.Context, rawURL string) (*Response, error)
 
 // HTTPFetch returns a FetchFunc over client (http.DefaultClient when nil)
