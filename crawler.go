@@ -35,8 +35,8 @@ type Crawler struct {
 	closers  []io.Closer // what New created, closed by Run in reverse order
 
 	c       counters
-	start   time.Time
-	journal *journal // nil without CheckpointDir
+	start   atomic.Pointer[time.Time] // set by Run; Stats reads it from any goroutine
+	journal *journal                  // nil without CheckpointDir
 
 	hostMu sync.Mutex
 	hosts  map[string]int // host → URLs queued, for MaxPagesPerHost and Stats.Hosts
@@ -221,8 +221,8 @@ func (c *Crawler) Stats() Stats {
 	c.hostMu.Lock()
 	s.Hosts = len(c.hosts)
 	c.hostMu.Unlock()
-	if !c.start.IsZero() {
-		s.Elapsed = time.Since(c.start)
+	if start := c.start.Load(); start != nil {
+		s.Elapsed = time.Since(*start)
 	}
 	return s
 }
@@ -242,7 +242,8 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	}
 	defer c.closeAll()
 	defer c.closeSinks()
-	c.start = time.Now()
+	start := time.Now()
+	c.start.Store(&start)
 
 	resumed := 0
 	if c.cfg.CheckpointDir != "" {

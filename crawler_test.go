@@ -324,3 +324,33 @@ func TestOPICPrioritizer(t *testing.T) {
 		t.Errorf("%d pages missed under OPIC, e.g. %v", len(missing), missing[:min(3, len(missing))])
 	}
 }
+
+// TestStatsDuringRun: Stats may be called from any goroutine at any time,
+// also while Run starts (a cluster node answers status requests before its
+// crawl begins); under -race this test finds an unguarded field.
+func TestStatsDuringRun(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 3, Hosts: 2, MeanPages: 3, ChangePeriods: []time.Duration{0}})
+	defer web.Close()
+	c := newTestCrawler(t, web, func(cfg *Config) { cfg.MaxPagesPerHost = 3 })
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if s := c.Stats(); s.Elapsed < 0 {
+				t.Errorf("negative elapsed time %v", s.Elapsed)
+			}
+		}
+	})
+	time.Sleep(time.Millisecond) // let Stats run before Run starts, too
+	s, err := c.Run(context.Background())
+	close(stop)
+	wg.Wait()
+	if err != nil || s.Elapsed <= 0 {
+		t.Fatalf("Run: %v, elapsed %v", err, s.Elapsed)
+	}
+}
