@@ -173,7 +173,13 @@ func (t *NATS) Consume(node string, h func(ctx context.Context, data []byte) err
 			_ = m.NakWithDelay(t.opts.RedeliverDelay)
 			return
 		}
-		_ = m.DoubleAck(hctx) // acknowledged and confirmed: not delivered again
+		// Acknowledged and confirmed: not delivered again. Not under
+		// hctx: a Close that comes as h returns must not cut the
+		// acknowledgement short, or the message would come again (Close
+		// waits for it, bounded by the timeout).
+		actx, acancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = m.DoubleAck(actx)
+		acancel()
 	}, jetstream.PullMaxMessages(64))
 	if err != nil {
 		hcancel()
