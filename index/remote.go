@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 )
 
@@ -72,18 +73,34 @@ func header(kind byte) enc { return enc{b: []byte{kind, wireVersion}} }
 
 // Search sends q and global to the node.
 func (r *Remote) Search(ctx context.Context, q Query, global *Stats) (*Result, error) {
+	q = q.Normalize()
 	e := header(msgSearch)
-	encodeQuery(&e, q.Normalize())
+	encodeQuery(&e, q)
 	encodeStats(&e, global)
 	d, err := r.call(ctx, "search", e.b)
 	if err != nil {
 		return nil, err
 	}
 	res := decodeResult(d)
-	if d.err != nil || len(d.b) != 0 {
+	if d.err != nil || len(d.b) != 0 || !ranked(res.Hits, q.K) {
 		return nil, &Error{Op: "search", Subject: "remote", Err: fmt.Errorf("%w: bad result", ErrCorrupt)}
 	}
 	return res, nil
+}
+
+// ranked reports whether hits is what a Result holds: at most k hits with
+// finite scores, best first. A remote answer that is not is refused, not
+// passed on as a ranking.
+func ranked(hits []Hit, k int) bool {
+	if len(hits) > k {
+		return false
+	}
+	for i, h := range hits {
+		if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) || i > 0 && !better(hits[i-1].Score, hits[i-1].URL, h.Score, h.URL) {
+			return false
+		}
+	}
+	return true
 }
 
 // Stats asks the node for its statistics.

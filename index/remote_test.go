@@ -81,7 +81,20 @@ func FuzzWire(f *testing.F) {
 	f.Fuzz(func(t *testing.T, req, resp []byte) {
 		h.RoundTrip(ctx, req)
 		fixed := index.NewRemote(index.TransportFunc(func(context.Context, []byte) ([]byte, error) { return resp, nil }))
-		fixed.Search(ctx, q, nil)
+		// A shard's answer, however corrupt, is refused or is a result:
+		// at most K hits, best first, so that the broker's merge of the
+		// shards' top k stays right.
+		if r, err := fixed.Search(ctx, q, nil); err == nil {
+			if len(r.Hits) > q.K {
+				t.Fatalf("%d hits for K = %d", len(r.Hits), q.K)
+			}
+			for i := 1; i < len(r.Hits); i++ {
+				a, b := r.Hits[i-1], r.Hits[i]
+				if !(a.Score > b.Score || a.Score == b.Score && a.URL < b.URL) {
+					t.Fatalf("hits out of order: %+v then %+v", a, b)
+				}
+			}
+		}
 		fixed.Stats(ctx, nil)
 		if lists, err := fixed.Postings(ctx, []string{"a", "b"}); err == nil {
 			for _, l := range lists {
