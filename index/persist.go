@@ -9,8 +9,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-
-	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // File format, version 1 (all integers little-endian or uvarint):
@@ -124,18 +122,15 @@ func (s *Shard) ReadFrom(r io.Reader) (int64, error) {
 		return read, err
 	}
 	s.mu.Lock()
-	s.dict, s.docs, s.byURL, s.deleted, s.live, s.liveLen = st.dict, st.docs, st.byURL, st.deleted, st.live, st.liveLen
+	s.dict, s.docTable = st.dict, st.docTable
 	s.dirty = nil
 	s.mu.Unlock()
 	return read, nil
 }
 
 type shardData struct {
-	dict          map[string]*postingList
-	docs          []docEntry
-	byURL         map[string]uint32
-	deleted       *roaring.Bitmap
-	live, liveLen int64
+	dict map[string]*postingList
+	docTable
 }
 
 func decodeShard(body []byte) (*shardData, error) {
@@ -147,12 +142,8 @@ func decodeShard(body []byte) (*shardData, error) {
 	if uint64(nd) >= uint64(^uint32(0)) {
 		return nil, corrupt("documents", errors.New("too many documents"))
 	}
-	st := &shardData{
-		dict:    make(map[string]*postingList),
-		docs:    make([]docEntry, nd),
-		byURL:   make(map[string]uint32, nd),
-		deleted: roaring.New(),
-	}
+	st := &shardData{dict: make(map[string]*postingList), docTable: newDocTable()}
+	st.docs = make([]docEntry, nd)
 	for id := range st.docs {
 		de := docEntry{url: d.str(), title: d.str()}
 		l := d.uvarint()
@@ -164,17 +155,9 @@ func decodeShard(body []byte) (*shardData, error) {
 			return nil, corrupt("documents", fmt.Errorf("bad document %d", id))
 		}
 		de.len = uint32(l)
-		st.docs[id] = de
-		if del == 1 {
-			st.deleted.Add(uint32(id))
-			continue
-		}
-		if _, dup := st.byURL[de.url]; dup {
+		if !st.load(id, de, del == 1) {
 			return nil, corrupt("documents", fmt.Errorf("duplicate URL %q", de.url))
 		}
-		st.byURL[de.url] = uint32(id)
-		st.live++
-		st.liveLen += int64(de.len)
 	}
 	nt := d.count(4) // term length, term byte, count, id
 	if d.err != nil {

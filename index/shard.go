@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"sync"
-
-	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // Document is what the index stores about a page: its URL (identity), its
@@ -42,14 +40,10 @@ type Shard struct {
 	an *Analyzer
 	p  BM25
 
-	mu      sync.RWMutex
-	dict    map[string]*postingList
-	docs    []docEntry
-	byURL   map[string]uint32
-	deleted *roaring.Bitmap
-	live    int64          // live documents
-	liveLen int64          // sum of lengths of live documents
-	dirty   []*postingList // lists with pending postings
+	mu   sync.RWMutex
+	dict map[string]*postingList
+	docTable
+	dirty []*postingList // lists with pending postings
 
 	// scratch for Add, guarded by mu
 	tf    map[string]uint32
@@ -65,12 +59,11 @@ func NewShard(opts ShardOptions) *Shard {
 		an = &Analyzer{}
 	}
 	return &Shard{
-		an:      an,
-		p:       opts.BM25.withDefaults(),
-		dict:    make(map[string]*postingList),
-		byURL:   make(map[string]uint32),
-		deleted: roaring.New(),
-		tf:      make(map[string]uint32),
+		an:       an,
+		p:        opts.BM25.withDefaults(),
+		dict:     make(map[string]*postingList),
+		docTable: newDocTable(),
+		tf:       make(map[string]uint32),
 	}
 }
 
@@ -86,11 +79,11 @@ func (s *Shard) Add(d Document) (replaced bool, err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if uint64(len(s.docs)) >= uint64(^uint32(0)) {
+	if s.full() {
 		return false, &Error{Op: "add", Subject: d.URL, Err: ErrFull}
 	}
-	replaced = s.deleteLocked(d.URL)
-	id := uint32(len(s.docs))
+	replaced = s.delete(d.URL)
+	id := s.nextID()
 	s.terms = s.an.Terms(s.terms[:0], d.Title)
 	s.terms = s.an.Terms(s.terms, d.Text)
 	clear(s.tf)
@@ -108,11 +101,7 @@ func (s *Shard) Add(d Document) (replaced bool, err error) {
 			s.dirty = append(s.dirty, pl)
 		}
 	}
-	url := strings.Clone(d.URL)
-	s.docs = append(s.docs, docEntry{url: url, title: strings.Clone(d.Title), len: dl})
-	s.byURL[url] = id
-	s.live++
-	s.liveLen += int64(dl)
+	s.add(d.URL, d.Title, dl)
 	clear(s.terms) // do not keep the text alive through substrings
 	return replaced, nil
 }
@@ -122,19 +111,7 @@ func (s *Shard) Add(d Document) (replaced bool, err error) {
 func (s *Shard) Delete(url string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.deleteLocked(url)
-}
-
-func (s *Shard) deleteLocked(url string) bool {
-	id, ok := s.byURL[url]
-	if !ok {
-		return false
-	}
-	delete(s.byURL, url)
-	s.deleted.Add(id)
-	s.live--
-	s.liveLen -= int64(s.docs[id].len)
-	return true
+	return s.delete(url)
 }
 
 // Has reports whether a live document has the given URL. Cost: one map
@@ -176,31 +153,19 @@ func (s *Shard) Terms() int {
 func (s *Shard) Compact() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.deleted.IsEmpty() {
+	remap := s.compact()
+	if remap == nil {
 		return
 	}
 	s.dirty = sealAll(s.dirty)
-	remap := make([]uint32, len(s.docs))
-	docs := make([]docEntry, 0, s.live)
-	for id := range s.docs {
-		if s.deleted.Contains(uint32(id)) {
-			remap[id] = ^uint32(0)
-			continue
-		}
-		remap[id] = uint32(len(docs))
-		s.byURL[s.docs[id].url] = uint32(len(docs))
-		docs = append(docs, s.docs[id])
-	}
 	for t, pl := range s.dict {
-		npl := rewrite(pl, remap, docs)
+		npl := rewrite(pl, remap, s.docs)
 		if npl == nil {
 			delete(s.dict, t)
 			continue
 		}
 		s.dict[t] = npl
 	}
-	s.docs = docs
-	s.deleted = roaring.New()
 }
 
 // rewrite returns pl with ids mapped through remap (^0 drops a posting), or

@@ -104,14 +104,10 @@ type TermIndex struct {
 	shards  []*TermShard
 	sources []PostingSource
 
-	mu      sync.RWMutex
-	docs    []docEntry
-	byURL   map[string]uint32
-	deleted *roaring.Bitmap
-	live    int64
-	liveLen int64
-	tf      map[string]uint32
-	terms   []string
+	mu sync.RWMutex
+	docTable
+	tf    map[string]uint32
+	terms []string
 }
 
 var _ Searcher = (*TermIndex)(nil)
@@ -126,8 +122,7 @@ func NewTermIndex(opts TermIndexOptions) *TermIndex {
 	if an == nil {
 		an = &Analyzer{}
 	}
-	ti := &TermIndex{an: an, p: opts.BM25.withDefaults(), byURL: map[string]uint32{},
-		deleted: roaring.New(), tf: map[string]uint32{}}
+	ti := &TermIndex{an: an, p: opts.BM25.withDefaults(), docTable: newDocTable(), tf: map[string]uint32{}}
 	for i := range n {
 		s := NewTermShard()
 		ti.shards = append(ti.shards, s)
@@ -156,16 +151,11 @@ func (ti *TermIndex) Add(d Document) (replaced bool, err error) {
 	}
 	ti.mu.Lock()
 	defer ti.mu.Unlock()
-	if uint64(len(ti.docs)) >= uint64(^uint32(0)) {
+	if ti.full() {
 		return false, &Error{Op: "add", Subject: d.URL, Err: ErrFull}
 	}
-	if old, ok := ti.byURL[d.URL]; ok {
-		ti.deleted.Add(old)
-		ti.live--
-		ti.liveLen -= int64(ti.docs[old].len)
-		replaced = true
-	}
-	id := uint32(len(ti.docs))
+	replaced = ti.delete(d.URL)
+	id := ti.nextID()
 	ti.terms = ti.an.Terms(ti.an.Terms(ti.terms[:0], d.Title), d.Text)
 	clear(ti.tf)
 	for _, t := range ti.terms {
@@ -189,11 +179,7 @@ func (ti *TermIndex) Add(d Document) (replaced bool, err error) {
 	for _, s := range ti.shards {
 		s.mu.Unlock()
 	}
-	url := strings.Clone(d.URL)
-	ti.docs = append(ti.docs, docEntry{url: url, title: strings.Clone(d.Title), len: dl})
-	ti.byURL[url] = id
-	ti.live++
-	ti.liveLen += int64(dl)
+	ti.add(d.URL, d.Title, dl)
 	clear(ti.terms)
 	return replaced, nil
 }
@@ -203,25 +189,15 @@ func (ti *TermIndex) Add(d Document) (replaced bool, err error) {
 func (ti *TermIndex) Compact() {
 	ti.mu.Lock()
 	defer ti.mu.Unlock()
-	if ti.deleted.IsEmpty() {
+	remap := ti.compact()
+	if remap == nil {
 		return
-	}
-	remap := make([]uint32, len(ti.docs))
-	docs := make([]docEntry, 0, ti.live)
-	for id := range ti.docs {
-		if ti.deleted.Contains(uint32(id)) {
-			remap[id] = ^uint32(0)
-			continue
-		}
-		remap[id] = uint32(len(docs))
-		ti.byURL[ti.docs[id].url] = uint32(len(docs))
-		docs = append(docs, ti.docs[id])
 	}
 	for _, s := range ti.shards {
 		s.mu.Lock()
 		s.dirty = sealAll(s.dirty)
 		for t, pl := range s.dict {
-			if npl := rewrite(pl, remap, docs); npl != nil {
+			if npl := rewrite(pl, remap, ti.docs); npl != nil {
 				s.dict[t] = npl
 			} else {
 				delete(s.dict, t)
@@ -229,8 +205,6 @@ func (ti *TermIndex) Compact() {
 		}
 		s.mu.Unlock()
 	}
-	ti.docs = docs
-	ti.deleted = roaring.New()
 }
 
 // fetch gets the posting lists of the canonical terms from their owners,
