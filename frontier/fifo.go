@@ -258,26 +258,21 @@ func (f *FIFO) Checkpoint(w io.Writer) error {
 	if f.closed {
 		return ErrClosed
 	}
-	cw := NewCheckpointWriter(w)
+	return writeCheckpoint(w, f.store, f.held())
+}
+
+// held returns the URLs out of the store: the head, then the leased ones.
+func (f *FIFO) held() []URL {
+	var held []URL
 	if f.hasHead {
-		cw.Write(&f.head)
+		held = append(held, f.head)
 	}
-	err := f.store.Scan(func(u URL) bool { return cw.Write(&u) == nil })
 	for _, h := range f.hosts {
-		if h.lease != nil && err == nil {
-			err = cw.Write(&h.lease.URL)
+		if h.lease != nil {
+			held = append(held, h.lease.URL)
 		}
 	}
-	if err == nil {
-		err = cw.Close()
-	}
-	if err == nil {
-		err = cw.Err()
-	}
-	if err != nil {
-		return &Error{Op: "checkpoint", Err: err}
-	}
-	return nil
+	return held
 }
 
 // Close stops the frontier; blocked and later calls return ErrClosed.
@@ -314,21 +309,5 @@ func (f *FIFO) Sync() error {
 	if f.closed {
 		return ErrClosed
 	}
-	ds, ok := f.store.(DurableStore)
-	if !ok {
-		return nil
-	}
-	var leased []URL
-	if f.hasHead {
-		leased = append(leased, f.head)
-	}
-	for _, h := range f.hosts {
-		if h.lease != nil {
-			leased = append(leased, h.lease.URL)
-		}
-	}
-	if err := ds.Sync(leased); err != nil {
-		return &Error{Op: "sync", Err: err}
-	}
-	return nil
+	return syncStore(f.store, f.held)
 }

@@ -574,27 +574,18 @@ func (m *Mercator) Checkpoint(w io.Writer) error {
 	if m.closed {
 		return ErrClosed
 	}
-	cw := NewCheckpointWriter(w)
-	err := m.store.Scan(func(u URL) bool { return cw.Write(&u) == nil })
-	if err == nil {
-		for j := range m.back {
-			if l := m.back[j].lease; l != nil {
-				if err = cw.Write(&l.URL); err != nil {
-					break
-				}
-			}
+	return writeCheckpoint(w, m.store, m.held())
+}
+
+// held returns the leased URLs, which are out of the store.
+func (m *Mercator) held() []URL {
+	var held []URL
+	for j := range m.back {
+		if l := m.back[j].lease; l != nil {
+			held = append(held, l.URL)
 		}
 	}
-	if err == nil {
-		err = cw.Close()
-	}
-	if err == nil {
-		err = cw.Err()
-	}
-	if err != nil {
-		return &Error{Op: "checkpoint", Err: err}
-	}
-	return nil
+	return held
 }
 
 // Close stops the frontier: blocked and later calls return ErrClosed.
@@ -687,18 +678,5 @@ func (m *Mercator) Sync() error {
 	if m.closed {
 		return ErrClosed
 	}
-	ds, ok := m.store.(DurableStore)
-	if !ok {
-		return nil
-	}
-	var leased []URL
-	for j := range m.back {
-		if l := m.back[j].lease; l != nil {
-			leased = append(leased, l.URL)
-		}
-	}
-	if err := ds.Sync(leased); err != nil {
-		return &Error{Op: "sync", Err: err}
-	}
-	return nil
+	return syncStore(m.store, m.held)
 }

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"container/heap"
+	"io"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -281,6 +282,45 @@ func (h *deferHeap) Pop() any {
 type DurableStore interface {
 	Store
 	Sync(leased []URL) error
+}
+
+// syncStore makes a DurableStore's content durable, counting the URLs
+// held out of it (by held, called only then) as queued; any other store
+// has nothing to sync. Mercator.Sync and FIFO.Sync.
+func syncStore(s Store, held func() []URL) error {
+	ds, ok := s.(DurableStore)
+	if !ok {
+		return nil
+	}
+	if err := ds.Sync(held()); err != nil {
+		return &Error{Op: "sync", Err: err}
+	}
+	return nil
+}
+
+// writeCheckpoint writes the URLs held out of the store (first: they were
+// at the heads of their queues) and then every URL in it, queued or
+// deferred, to w in the format Restore reads. Mercator.Checkpoint and
+// FIFO.Checkpoint.
+func writeCheckpoint(w io.Writer, s Store, held []URL) error {
+	cw := NewCheckpointWriter(w)
+	var err error
+	for i := 0; i < len(held) && err == nil; i++ {
+		err = cw.Write(&held[i])
+	}
+	if err == nil {
+		err = s.Scan(func(u URL) bool { return cw.Write(&u) == nil })
+	}
+	if err == nil {
+		err = cw.Close()
+	}
+	if err == nil {
+		err = cw.Err()
+	}
+	if err != nil {
+		return &Error{Op: "checkpoint", Err: err}
+	}
+	return nil
 }
 
 // Syncer is implemented by frontiers that can make their content
