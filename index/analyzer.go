@@ -62,6 +62,37 @@ func (a *Analyzer) Terms(dst []string, text string) []string {
 	return dst
 }
 
+// termCounter counts the terms of one document at a time, reusing its
+// buffers: the scratch of Shard.Add and TermIndex.Add.
+type termCounter struct {
+	tf    map[string]uint32
+	terms []string
+}
+
+// count analyses the title and the text of d and returns its length in
+// terms; tf then holds each distinct term's frequency. The terms are
+// substrings of d: call release before keeping anything else.
+func (c *termCounter) count(an *Analyzer, d Document) uint32 {
+	c.terms = an.Terms(an.Terms(c.terms[:0], d.Title), d.Text)
+	if c.tf == nil {
+		c.tf = make(map[string]uint32)
+	}
+	if len(c.tf) > 0 { // release was not called
+		clear(c.tf)
+	}
+	for _, t := range c.terms {
+		c.tf[t]++
+	}
+	return uint32(len(c.terms))
+}
+
+// release drops the references to the last document's text, which would
+// otherwise stay alive (a page can be megabytes) until the next count.
+func (c *termCounter) release() {
+	clear(c.terms)
+	clear(c.tf)
+}
+
 // wordClass is the subset of UAX #29 word-break properties the segmenter uses.
 type wordClass uint8
 

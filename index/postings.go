@@ -1,6 +1,8 @@
 package index
 
 import (
+	"strings"
+
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
@@ -84,6 +86,31 @@ func (pl *postingList) seal() {
 }
 
 // sealAll seals the lists of dirty and returns dirty emptied for reuse.
+// dictionary maps terms to their posting lists and remembers the lists
+// holding postings not yet sealed (see sealAll): the postings of a Shard
+// and of a TermShard. The caller locks.
+type dictionary struct {
+	dict  map[string]*postingList
+	dirty []*postingList
+}
+
+func newDictionary() dictionary {
+	return dictionary{dict: make(map[string]*postingList)}
+}
+
+// addPosting appends doc's posting to the list of term t (frequency n,
+// document length dl), creating the list of a new term with a copy of t.
+func (d *dictionary) addPosting(t string, doc, n, dl uint32) {
+	pl := d.dict[t]
+	if pl == nil {
+		pl = newPostingList()
+		d.dict[strings.Clone(t)] = pl
+	}
+	if pl.add(doc, n, dl) {
+		d.dirty = append(d.dirty, pl)
+	}
+}
+
 func sealAll(dirty []*postingList) []*postingList {
 	for _, pl := range dirty {
 		pl.seal()

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"strings"
 	"sync"
 )
 
@@ -40,14 +39,10 @@ type Shard struct {
 	an *Analyzer
 	p  BM25
 
-	mu   sync.RWMutex
-	dict map[string]*postingList
+	mu sync.RWMutex
+	dictionary
 	docTable
-	dirty []*postingList // lists with pending postings
-
-	// scratch for Add, guarded by mu
-	tf    map[string]uint32
-	terms []string
+	count termCounter // Add's scratch
 }
 
 var _ Searcher = (*Shard)(nil)
@@ -59,11 +54,10 @@ func NewShard(opts ShardOptions) *Shard {
 		an = &Analyzer{}
 	}
 	return &Shard{
-		an:       an,
-		p:        opts.BM25.withDefaults(),
-		dict:     make(map[string]*postingList),
-		docTable: newDocTable(),
-		tf:       make(map[string]uint32),
+		an:         an,
+		p:          opts.BM25.withDefaults(),
+		dictionary: newDictionary(),
+		docTable:   newDocTable(),
 	}
 }
 
@@ -84,25 +78,12 @@ func (s *Shard) Add(d Document) (replaced bool, err error) {
 	}
 	replaced = s.delete(d.URL)
 	id := s.nextID()
-	s.terms = s.an.Terms(s.terms[:0], d.Title)
-	s.terms = s.an.Terms(s.terms, d.Text)
-	clear(s.tf)
-	for _, t := range s.terms {
-		s.tf[t]++
+	dl := s.count.count(s.an, d)
+	for t, n := range s.count.tf {
+		s.addPosting(t, id, n, dl)
 	}
-	dl := uint32(len(s.terms))
-	for t, n := range s.tf {
-		pl := s.dict[t]
-		if pl == nil {
-			pl = newPostingList()
-			s.dict[strings.Clone(t)] = pl
-		}
-		if pl.add(id, n, dl) {
-			s.dirty = append(s.dirty, pl)
-		}
-	}
+	s.count.release()
 	s.add(d.URL, d.Title, dl)
-	clear(s.terms) // do not keep the text alive through substrings
 	return replaced, nil
 }
 

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -34,15 +33,14 @@ type PostingSource interface {
 // posting lists of those terms, over global document ids. It is written
 // through its TermIndex. Safe for concurrent use.
 type TermShard struct {
-	mu    sync.RWMutex
-	dict  map[string]*postingList
-	dirty []*postingList
+	mu sync.RWMutex
+	dictionary
 }
 
 var _ PostingSource = (*TermShard)(nil)
 
 // NewTermShard returns an empty term shard.
-func NewTermShard() *TermShard { return &TermShard{dict: make(map[string]*postingList)} }
+func NewTermShard() *TermShard { return &TermShard{dictionary: newDictionary()} }
 
 // Postings returns the shard's posting lists for terms without copying.
 func (ts *TermShard) Postings(ctx context.Context, terms []string) ([]PostingList, error) {
@@ -106,8 +104,7 @@ type TermIndex struct {
 
 	mu sync.RWMutex
 	docTable
-	tf    map[string]uint32
-	terms []string
+	count termCounter // Add's scratch
 }
 
 var _ Searcher = (*TermIndex)(nil)
@@ -122,7 +119,7 @@ func NewTermIndex(opts TermIndexOptions) *TermIndex {
 	if an == nil {
 		an = &Analyzer{}
 	}
-	ti := &TermIndex{an: an, p: opts.BM25.withDefaults(), docTable: newDocTable(), tf: map[string]uint32{}}
+	ti := &TermIndex{an: an, p: opts.BM25.withDefaults(), docTable: newDocTable()}
 	for i := range n {
 		s := NewTermShard()
 		ti.shards = append(ti.shards, s)
@@ -156,31 +153,18 @@ func (ti *TermIndex) Add(d Document) (replaced bool, err error) {
 	}
 	replaced = ti.delete(d.URL)
 	id := ti.nextID()
-	ti.terms = ti.an.Terms(ti.an.Terms(ti.terms[:0], d.Title), d.Text)
-	clear(ti.tf)
-	for _, t := range ti.terms {
-		ti.tf[t]++
-	}
-	dl := uint32(len(ti.terms))
+	dl := ti.count.count(ti.an, d)
 	for _, s := range ti.shards {
 		s.mu.Lock()
 	}
-	for t, n := range ti.tf {
-		s := ti.shards[ti.Owner(t)]
-		pl := s.dict[t]
-		if pl == nil {
-			pl = newPostingList()
-			s.dict[strings.Clone(t)] = pl
-		}
-		if pl.add(id, n, dl) {
-			s.dirty = append(s.dirty, pl)
-		}
+	for t, n := range ti.count.tf {
+		ti.shards[ti.Owner(t)].addPosting(t, id, n, dl)
 	}
 	for _, s := range ti.shards {
 		s.mu.Unlock()
 	}
+	ti.count.release()
 	ti.add(d.URL, d.Title, dl)
-	clear(ti.terms)
 	return replaced, nil
 }
 
