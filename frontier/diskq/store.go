@@ -24,6 +24,13 @@ const (
 	metaKey      = "m" // uvarint deferred count, uvarint next deferred seq
 )
 
+// MaxQueues bounds the queue numbers of a Store: Push refuses q ≥
+// MaxQueues, and Open reports a queue beyond it as corruption. Every queue
+// number below the highest costs memory, so a corrupt key must not make
+// Open allocate gigabytes. A frontier uses FrontQueues + BackQueues
+// queues, far fewer.
+const MaxQueues = 1 << 20
+
 // Options configures Open. The zero value is usable; each field documents
 // its default.
 type Options struct {
@@ -193,18 +200,23 @@ func deferKey(b []byte, due int64, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(b, seq)
 }
 
-// load finds each queue's bounds, the deferred count and the leases of
-// the last Sync.
+// load finds each queue's bounds, counts the deferred URLs and requeues
+// the leases of the last Sync. Every key is checked for its length and
+// every queue for a number below MaxQueues and sane bounds: a corrupt
+// store yields frontier.ErrCorrupt, never a panic or a huge allocation.
 func (s *Store) load() error {
 	if v, closer, err := s.db.Get([]byte(metaKey)); err == nil {
-		n, k := binary.Uvarint(v)
+		_, k := binary.Uvarint(v)
 		seq, k2 := binary.Uvarint(v[max(k, 0):])
 		closer.Close()
 		if k <= 0 || k2 <= 0 {
 			return frontier.ErrCorrupt
 		}
-		s.deferred, s.dseq = int(n), seq
+		s.dseq = seq
 	} else if !errors.Is(err, pebble.ErrNotFound) {
+		return err
+	}
+	if err := s.countDeferred(); err != nil {
 		return err
 	}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixQueue}, UpperBound: []byte{prefixQueue + 1}})
@@ -213,13 +225,16 @@ func (s *Store) load() error {
 	}
 	for valid := it.First(); valid; {
 		k := it.Key()
-		if len(k) != 13 {
+		if len(k) != 13 || binary.BigEndian.Uint32(k[1:]) >= MaxQueues {
 			it.Close()
 			return frontier.ErrCorrupt
 		}
 		q := int(binary.BigEndian.Uint32(k[1:]))
 		lo := binary.BigEndian.Uint64(k[5:])
-		if !it.SeekLT(queueKey(s.key, q+1, 0)) {
+		// The queue's last key: a key of the queue's own length, whose
+		// sequence number ends the range.
+		if !it.SeekLT(queueKey(s.key, q+1, 0)) || len(it.Key()) != 13 ||
+			binary.BigEndian.Uint64(it.Key()[5:]) == ^uint64(0) {
 			it.Close()
 			return frontier.ErrCorrupt
 		}
@@ -243,6 +258,10 @@ func (s *Store) load() error {
 			it.Close()
 			return err
 		}
+		if u.Priority >= MaxQueues {
+			it.Close()
+			return frontier.ErrCorrupt
+		}
 		leased = append(leased, u)
 	}
 	if err := it.Close(); err != nil {
@@ -262,6 +281,35 @@ func (s *Store) load() error {
 	return nil
 }
 
+// countDeferred counts the deferred URLs, O(deferred): the count kept in
+// the meta record is not trusted, since a count above the entries would
+// have Due find nothing forever, and one below would strand the rest. The
+// next sequence number is made to exceed every one in use.
+func (s *Store) countDeferred() error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixDefer}, UpperBound: []byte{prefixDefer + 1}})
+	if err != nil {
+		return err
+	}
+	n := 0
+	for valid := it.First(); valid; valid = it.Next() {
+		k := it.Key()
+		if len(k) != 17 {
+			it.Close()
+			return frontier.ErrCorrupt
+		}
+		if seq := binary.BigEndian.Uint64(k[9:]); seq >= s.dseq {
+			if seq == ^uint64(0) {
+				it.Close()
+				return frontier.ErrCorrupt
+			}
+			s.dseq = seq + 1
+		}
+		n++
+	}
+	s.deferred = n
+	return it.Close()
+}
+
 func (s *Store) queue(q int) *queue {
 	if q >= len(s.queues) {
 		s.queues = append(s.queues, make([]queue, q+1-len(s.queues))...)
@@ -274,8 +322,8 @@ func (s *Store) Push(q int, us ...frontier.URL) error {
 	if s.closed {
 		return ErrClosed
 	}
-	if q < 0 || q > 1<<31 {
-		return fmt.Errorf("diskq: queue %d out of range", q)
+	if q < 0 || q >= MaxQueues {
+		return fmt.Errorf("diskq: queue %d out of range [0, %d)", q, MaxQueues)
 	}
 	qu := s.queue(q)
 	for i := range us {
@@ -553,10 +601,14 @@ func (s *Store) NextDue() (time.Time, bool) {
 			s.nextDue, s.dueValid = u.Due, true
 			return false
 		})
-		if err != nil || !s.dueValid {
+		if err != nil {
 			// Report something due now, so that the caller's Due surfaces
 			// the error.
 			return time.Unix(0, 1), true
+		}
+		if !s.dueValid { // cannot happen: Open counted the entries
+			s.deferred = 0
+			return time.Time{}, false
 		}
 	}
 	return s.nextDue, true
