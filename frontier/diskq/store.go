@@ -146,7 +146,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Open opens or creates the store in dir. A store that was closed, or
 // synced before a crash, comes back with its queues, its deferred URLs,
 // and the URLs leased at the last Sync pushed to the queue numbered by
-// their Priority. o may be nil.
+// their Priority. o may be nil. Open reads each queue's first and last
+// key and counts the deferred URLs: O(queues + deferred URLs).
 func Open(dir string, o *Options) (*Store, error) {
 	var opts Options
 	if o != nil {
