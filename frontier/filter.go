@@ -179,14 +179,32 @@ func Patterns(include, exclude []*regexp.Regexp) URLFilter {
 	})
 }
 
-// MaxLength refuses URLs longer than n bytes in their String form.
+// MaxLength refuses URLs longer than n bytes in their String form. A URL
+// whose parts cannot add up to more than n is accepted without building
+// that form (every link of a crawl passes here).
 func MaxLength(n int) URLFilter {
 	return FilterFunc(func(u *url.URL) error {
+		if maxStringLen(u) <= n {
+			return nil
+		}
 		if l := len(u.String()); l > n {
 			return &Rejection{Reason: ReasonLength, URL: u.String()[:n] + "...", Detail: fmt.Sprintf("%d bytes > %d", l, n)}
 		}
 		return nil
 	})
+}
+
+// maxStringLen bounds len(u.String()) from above without allocating: each
+// part at its length, escaped parts at three bytes a byte (%XX), plus the
+// delimiters String may add.
+func maxStringLen(u *url.URL) int {
+	n := len(u.Scheme) + len(u.Opaque) + len(u.RawPath) + len(u.RawQuery) + len(u.RawFragment) +
+		3*(len(u.Host)+len(u.Path)+len(u.Fragment)) + len("://") + len("/./") + len("?") + len("#")
+	if u.User != nil {
+		p, _ := u.User.Password()
+		n += 3*(len(u.User.Username())+len(p)) + len(":@")
+	}
+	return n
 }
 
 // segments calls f for each non-empty path segment of u.
@@ -220,35 +238,60 @@ func MaxPathDepth(n int) URLFilter {
 
 // RepeatedSegments refuses URLs in which one path segment occurs n times
 // or more (/a/b/a/b/a/...): the signature of relative-link spider traps.
+//
+// Up to 16 distinct segments (MaxPathDepth's default) are counted in place
+// without allocating; a longer path falls back to a map, so the cost stays
+// linear in the path however many segments a trap's URL has.
 func RepeatedSegments(n int) URLFilter {
 	return FilterFunc(func(u *url.URL) error {
-		var seen []string
-		var counts []int
-		var bad string
-		segments(u, func(s string) bool {
-			for i, t := range seen {
-				if t == s {
-					counts[i]++
-					if counts[i] >= n {
-						bad = s
-						return false
-					}
-					return true
+		var seenBuf [16]string
+		var countBuf [16]int
+		seen, counts := seenBuf[:0], countBuf[:0]
+		var many map[string]int
+		bad := ""
+		for s, p := nextSegment(u.EscapedPath()); s != ""; s, p = nextSegment(p) {
+			c := 1
+			if many != nil {
+				c = many[s] + 1
+				many[s] = c
+			} else if i := slices.Index(seen, s); i >= 0 {
+				counts[i]++
+				c = counts[i]
+			} else if len(seen) < len(seenBuf) {
+				seen, counts = append(seen, s), append(counts, 1)
+			} else {
+				many = make(map[string]int, 2*len(seen))
+				for i, t := range seen {
+					many[t] = counts[i]
 				}
+				many[s] = 1
 			}
-			seen = append(seen, s)
-			counts = append(counts, 1)
-			if n <= 1 {
+			if c >= n {
 				bad = s
-				return false
+				break
 			}
-			return true
-		})
+		}
 		if bad != "" {
 			return reject(ReasonRepeatedSegment, u, "segment %q seen %d times", bad, n)
 		}
 		return nil
 	})
+}
+
+// nextSegment returns the first non-empty segment of the path p and what
+// follows it; seg is "" when there is none.
+func nextSegment(p string) (seg, rest string) {
+	for p != "" {
+		i := strings.IndexByte(p, '/')
+		switch {
+		case i < 0:
+			return p, ""
+		case i > 0:
+			return p[:i], p[i+1:]
+		}
+		p = p[1:]
+	}
+	return "", ""
 }
 
 // MaxQueryParams refuses URLs with more than n query parameters.
@@ -258,7 +301,9 @@ func MaxQueryParams(n int) URLFilter {
 			return nil
 		}
 		c := 0
-		for p := range strings.SplitSeq(u.RawQuery, "&") {
+		for q := u.RawQuery; q != ""; {
+			var p string
+			p, q, _ = strings.Cut(q, "&")
 			if p != "" {
 				c++
 			}

@@ -2,6 +2,7 @@ package frontier_test
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -39,6 +40,13 @@ func TestFilters(t *testing.T) {
 		{"repeat twice ok", frontier.RepeatedSegments(3), "http://a.test/a/b/a/b", 0, true},
 		{"repeat thrice", frontier.RepeatedSegments(3), "http://a.test/a/b/a/b/a", frontier.ReasonRepeatedSegment, false},
 		{"repeat calendar", frontier.RepeatedSegments(3), "http://a.test/cal/x/cal/y/cal/z", frontier.ReasonRepeatedSegment, false},
+		{"repeat past 16 segments", frontier.RepeatedSegments(3), "http://a.test/" + segs(20) + "/s3/s7/s3", frontier.ReasonRepeatedSegment, false},
+		{"repeat after 16 distinct", frontier.RepeatedSegments(2), "http://a.test/" + segs(17) + "/s16", frontier.ReasonRepeatedSegment, false},
+		{"no repeat in 40 segments", frontier.RepeatedSegments(2), "http://a.test/" + segs(40), 0, true},
+		{"repeat once ok", frontier.RepeatedSegments(1), "http://a.test/", 0, true},
+		{"repeat n=1", frontier.RepeatedSegments(1), "http://a.test/a", frontier.ReasonRepeatedSegment, false},
+		{"length escaped over", frontier.MaxLength(100), "http://a.test/" + strings.Repeat("%C3%A9", 20), frontier.ReasonLength, false},
+		{"length escaped ok", frontier.MaxLength(130), "http://a.test/" + strings.Repeat("%C3%A9", 19), 0, true},
 		{"query ok", frontier.MaxQueryParams(2), "http://a.test/?a=1&b=2", 0, true},
 		{"query over", frontier.MaxQueryParams(2), "http://a.test/?a=1&b=2&c=3", frontier.ReasonQueryParams, false},
 		{"ext page", frontier.Extensions(nil), "http://a.test/index.html", 0, true},
@@ -77,6 +85,43 @@ func TestFilters(t *testing.T) {
 	}
 }
 
+// segs returns "s0/s1/…" of n distinct segments.
+func segs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		fmt.Fprintf(&b, "s%d", i)
+	}
+	return b.String()
+}
+
+// TestMaxLengthExact checks the filter against the length of String on
+// URLs whose escaped form is longer than their parts: it must reject
+// exactly those over the limit.
+func TestMaxLengthExact(t *testing.T) {
+	for _, raw := range []string{
+		"http://a.test/" + strings.Repeat("%C3%A9", 30),
+		"http://user:p%40ss@a.test/x?q=" + strings.Repeat("%20", 30) + "#" + strings.Repeat("%C3%A9", 10),
+		"http://[::1]:8080/a b/" + strings.Repeat("é", 25),
+		"mailto:" + strings.Repeat("x", 90),
+		"http://a.test/" + strings.Repeat("x", 80),
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := len(u.String())
+		for _, n := range []int{l - 1, l, l + 1} {
+			err := frontier.MaxLength(n).Filter(u)
+			if (err != nil) != (l > n) {
+				t.Errorf("%s (%d bytes): MaxLength(%d) = %v", raw, l, n, err)
+			}
+		}
+	}
+}
+
 func TestHostBudget(t *testing.T) {
 	b := frontier.NewHostBudget(2)
 	c := frontier.Chain{frontier.Schemes("http"), b}
@@ -105,5 +150,28 @@ func TestReasonString(t *testing.T) {
 	}
 	if _, ok := frontier.ReasonOf(errors.New("x")); ok {
 		t.Error("ReasonOf of a plain error")
+	}
+}
+
+// TestFiltersAcceptWithoutAllocating: every link of every page passes the
+// chain, so accepting a URL must not allocate (a rejection may: it builds
+// its Rejection).
+func TestFiltersAcceptWithoutAllocating(t *testing.T) {
+	c := frontier.DefaultFilters()
+	for _, raw := range []string{
+		"http://a.example/",
+		"https://www.example.com/news/2024/05/some-article-title.html?id=42&ref=home",
+		"http://a.example/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Filter(u); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if n := testing.AllocsPerRun(100, func() { c.Filter(u) }); n != 0 {
+			t.Errorf("%s: %v allocations to accept", raw, n)
+		}
 	}
 }
