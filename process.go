@@ -225,6 +225,9 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 // in the web graph) and, of those, the candidates for the frontier (within
 // MaxDepth), at depth.
 func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out []string, cands []frontier.URL) {
+	if len(links) > 0 {
+		out, cands = make([]string, 0, len(links)), make([]frontier.URL, 0, len(links))
+	}
 	for _, ln := range links {
 		if ln.HasRel("nofollow") {
 			continue
