@@ -309,6 +309,17 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 		r = zr
 	}
 	body, truncated, err = f.readDecoded(ctx, cancel, hresp, wire, r)
+	if err == nil && truncated && wire.keep && f.opts.KeepWire {
+		// The body is cut and the archive will hold the wire bytes read
+		// so far: decode those as a replay of the archive will
+		// (DecodeBody), so that the two agree. When the wire bytes were
+		// all read this is the same body; when the stream was cut too, a
+		// decompressor stops at its last complete block, a little before
+		// where the live one, fed more, got to.
+		if b, _, derr := DecodeBody(wire.kept, hresp.Header.Get("Content-Encoding"), f.opts.MaxBodySize); derr == nil {
+			body = b
+		}
+	}
 	switch {
 	case err != nil:
 		return nil, nil, wire.n.Load(), false, err
@@ -323,6 +334,43 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 		kept = body // nothing to decode: the body is the wire
 	}
 	return body, kept, wire.n.Load(), truncated, nil
+}
+
+// DecodeBody removes the content coding encoding from body, a response
+// body as received, whole or cut short: gzip (or x-gzip) and deflate,
+// which is the zlib format (RFC 9110 §8.4.1); any other coding, or none,
+// returns body as it is. At most max decoded bytes are kept; truncated
+// reports that there were more. A stream cut short decodes as far as its
+// last complete block. An error means that body does not start as the
+// coding says. HTTP.Fetch decodes with the same decompressors, so a body
+// archived as received (Options.KeepWire, warc.Replay) decodes to what
+// the crawler saw.
+func DecodeBody(body []byte, encoding string, max int64) (decoded []byte, truncated bool, err error) {
+	var zr io.ReadCloser
+	switch strings.ToLower(strings.TrimSpace(encoding)) {
+	case "gzip", "x-gzip":
+		if zr, err = gzip.NewReader(bytes.NewReader(body)); err != nil {
+			return nil, false, protocolErr(err)
+		}
+	case "deflate":
+		if zr, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
+			return nil, false, protocolErr(err)
+		}
+	default:
+		if int64(len(body)) > max {
+			return body[:max], true, nil
+		}
+		return body, false, nil
+	}
+	defer zr.Close()
+	out, err := io.ReadAll(io.LimitReader(zr, max+1))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && len(out) == 0 {
+		return nil, false, protocolErr(err)
+	}
+	if int64(len(out)) > max {
+		return out[:max], true, nil
+	}
+	return out, false, nil
 }
 
 // readDecoded reads r, the decoded body of the wire, bounded by

@@ -38,7 +38,10 @@ type Options struct {
 	// transfer coding removed, Content-Encoding and charset not) in
 	// Response.Wire, for archives that store what the server sent (WARC).
 	// It costs the compressed copy of compressed bodies; an uncompressed
-	// body is shared with Body until its charset is converted.
+	// body is shared with Body until its charset is converted. A
+	// compressed body cut at MaxBodySize is then decoded from the kept
+	// bytes with DecodeBody, as a replay of the archive decodes it, so the
+	// two agree (a stream cut short decodes to its last complete block).
 	KeepWire bool
 
 	// MaxHeaderSize caps the response header. Default 64 KiB.

@@ -3,7 +3,6 @@ package warc
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -372,29 +371,16 @@ func (r *Replay) parse(req *fetch.Request, rec *Record, e entry) (*fetch.Respons
 
 // decode removes a gzip or deflate Content-Encoding (archives keep the
 // body as the server sent it; crawlkit's sink stores it decoded only when
-// the fetcher did not keep the wire bytes), cutting at max bytes. A body
-// that does not decode is returned as stored; a compressed stream cut
-// short (a truncated record) decodes as far as it goes.
+// the fetcher did not keep the wire bytes) with fetch.DecodeBody, the
+// fetcher's own decoding, cutting at max bytes. A body that does not
+// decode is returned as stored; a compressed stream cut short (a truncated
+// record) decodes as far as it goes, as it did for the crawler.
 func decode(body []byte, encoding string, max int64) ([]byte, bool) {
-	var zr io.ReadCloser
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "gzip", "x-gzip":
-		g, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return cut(body, max)
-		}
-		zr = g
-	case "deflate":
-		zr = flate.NewReader(bytes.NewReader(body))
-	default:
+	out, truncated, err := fetch.DecodeBody(body, encoding, max)
+	if err != nil {
 		return cut(body, max)
 	}
-	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, max+1))
-	if err != nil && len(out) == 0 {
-		return cut(body, max)
-	}
-	return cut(out, max)
+	return out, truncated
 }
 
 func cut(b []byte, max int64) ([]byte, bool) {
