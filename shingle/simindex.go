@@ -76,15 +76,19 @@ func NewSimhashIndex(k, blocks int) (*SimhashIndex, error) {
 	return x, nil
 }
 
+// binom returns C(n, k) for 0 ≤ k ≤ n ≤ 64, saturated at 2³⁰+1. The
+// products are taken in 64 bits: with a 32-bit int, C(40, 10) overflowed
+// to a small count and NewSimhashIndex went on to build 847 million
+// tables.
 func binom(n, k int) int {
-	r := 1
+	r := int64(1)
 	for i := 1; i <= k; i++ {
-		r = r * (n - k + i) / i
+		r = r * int64(n-k+i) / int64(i)
 		if r > 1<<30 {
-			return r
+			return 1<<30 + 1
 		}
 	}
-	return r
+	return int(r)
 }
 
 // Tables returns the number of tables, C(blocks, k).

@@ -2,6 +2,7 @@ package webgraph
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -181,7 +182,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 				// slot - ref modulo len(ring), without a branch: the
 				// reference is as unpredictable as the graph.
 				rs := slot - ref
-				rs += len(ring) & (rs >> 63)
+				rs += len(ring) & (rs >> (bits.UintSize - 1))
 				refList = ring[rs]
 			}
 		}
