@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -81,17 +82,19 @@ func fail(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, apiError{Error: msg})
 }
 
-// intParam parses a non-negative integer query parameter.
+// intParam parses a non-negative integer query parameter of at most 64
+// bits, saturated at the largest int: an offset of 2³³ is past the end on
+// a 32-bit build as on a 64-bit one, not malformed.
 func intParam(r *http.Request, name string, def int) (int, bool) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
 		return def, true
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
 		return 0, false
 	}
-	return n, true
+	return int(min(n, math.MaxInt)), true
 }
 
 func serveNeighbours(w http.ResponseWriter, r *http.Request, s webgraph.GraphStore, f func(int, []int) ([]int, error)) {

@@ -67,6 +67,10 @@ func TestServerHostileClients(t *testing.T) {
 		{"/out?id=0&limit=-5", 400},
 		{"/out?id=0&offset=-1", 400},
 		{"/out?id=0&offset=99999999999", 200},
+		{"/out?id=0&offset=18446744073709551615", 200}, // past the end on any int size
+		{"/out?id=0&offset=18446744073709551616", 400},
+		{"/out?id=8589934592", 404}, // a node no graph here has, not malformed
+		{"/out?id=+1", 400},
 		{"/out?id=12345", 404},
 		{"/out?url=", 400},
 		{"/out?url=" + url.QueryEscape(long), 431}, // the request line alone exceeds MaxHeaderBytes
