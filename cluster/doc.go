@@ -73,6 +73,11 @@
 // one for tests with the same delivery contract, Meter counts what
 // another carries.
 //
+// On 32-bit platforms the embedded server of a clustered JetStream
+// (nats-server v2.15) panics on an unaligned 64-bit atomic in its own
+// monitoring code; run the NATS servers on 64-bit machines there (the
+// client side has no such limit).
+//
 // # Usage
 //
 // One process of a three-node crawl (the others differ in Name and
