@@ -75,8 +75,8 @@
 //
 // On 32-bit platforms the embedded server of a clustered JetStream
 // (nats-server v2.15) panics on an unaligned 64-bit atomic in its own
-// monitoring code; run the NATS servers on 64-bit machines there (the
-// client side has no such limit).
+// monitoring code (found running the tests under qemu-i386); run the NATS
+// servers on 64-bit machines there.
 //
 // # Usage
 //
