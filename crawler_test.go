@@ -354,3 +354,31 @@ func TestStatsDuringRun(t *testing.T) {
 		t.Fatalf("Run: %v, elapsed %v", err, s.Elapsed)
 	}
 }
+
+// TestRetryAfter: delay-seconds of any size is a delay (capped at a day,
+// which MaxDelay caps again), never "no delay"; a date in the past, a
+// negative number or junk is none.
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		v    string
+		want time.Duration
+	}{
+		{"", 0},
+		{"120", 2 * time.Minute},
+		{" 5 ", 5 * time.Second},
+		{"0", 0},
+		{"86401", 24 * time.Hour},
+		{"9999999999", 24 * time.Hour},
+		{"99999999999999999999999", 24 * time.Hour}, // beyond 64 bits: still a delay
+		{"-5", 0},
+		{"soon", 0},
+		{now.Add(90 * time.Second).Format(time.RFC1123), 90 * time.Second},
+		{now.Add(-time.Hour).Format(time.RFC1123), 0},
+		{now.Add(72 * time.Hour).Format(time.RFC1123), 24 * time.Hour},
+	} {
+		if got := retryAfter(tc.v, now); got != tc.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+}

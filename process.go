@@ -524,10 +524,10 @@ func retryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if n, err := strconv.Atoi(v); err == nil {
-		if n < 0 {
-			return 0
-		}
+	// delay-seconds of any size is a delay: ParseUint saturates a number
+	// too large for 64 bits (ErrRange) rather than failing it, whatever
+	// the size of int.
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		return time.Duration(min(n, 86400)) * time.Second
 	}
 	if t, err := time.Parse(time.RFC1123, v); err == nil && t.After(now) {
