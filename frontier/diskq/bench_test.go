@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crawlkit/crawlkit/frontier"
 	"github.com/crawlkit/crawlkit/frontier/diskq"
@@ -114,4 +115,41 @@ func BenchmarkDiskCycle(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkOpenDeferred measures Open of a store holding 200,000 revisits:
+// Open counts them instead of trusting a recorded count (a corrupt count
+// could make the frontier spin), so its cost grows with them.
+func BenchmarkOpenDeferred(b *testing.B) {
+	const n = 200_000
+	dir := b.TempDir()
+	s, err := diskq.Open(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	due := time.Now().Add(time.Hour)
+	batch := make([]frontier.URL, 0, 1000)
+	for i := range n {
+		batch = append(batch, frontier.URL{URL: "http://h" + strconv.Itoa(i%1000) + ".test/p" + strconv.Itoa(i), Due: due})
+		if len(batch) == cap(batch) {
+			if err := s.Defer(batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := diskq.Open(dir, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Deferred() != n {
+			b.Fatalf("%d deferred, want %d", s.Deferred(), n)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/revisit")
 }
