@@ -301,6 +301,9 @@ type ServerOptions struct {
 	Cluster     string
 	ClusterAddr string
 	Routes      []string
+	// ReadyTimeout bounds the wait for the server to accept connections.
+	// Default 10 s; a loaded machine may need more.
+	ReadyTimeout time.Duration
 }
 
 // StartServer starts an embedded NATS server with JetStream and waits
@@ -329,10 +332,14 @@ func StartServer(opts ServerOptions) (*server.Server, error) {
 		return nil, &Error{Op: "start server", Subject: opts.Addr, Err: err}
 	}
 	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
+	wait := opts.ReadyTimeout
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	if !s.ReadyForConnections(wait) {
 		s.Shutdown()
 		s.WaitForShutdown()
-		return nil, &Error{Op: "start server", Subject: opts.Addr, Err: errors.New("not ready after 10s")}
+		return nil, &Error{Op: "start server", Subject: opts.Addr, Err: fmt.Errorf("not ready after %v", wait)}
 	}
 	return s, nil
 }

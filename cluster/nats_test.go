@@ -71,6 +71,9 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 		s, err := StartServer(ServerOptions{
 			StoreDir: t.TempDir(), Name: fmt.Sprintf("s%d", i),
 			Cluster: "crawlkit-test", ClusterAddr: fmt.Sprintf("127.0.0.1:%d", p), Routes: routes,
+			// Three JetStream servers starting under -race beside other
+			// test binaries took over 10 s once in session 6.
+			ReadyTimeout: time.Minute,
 		})
 		if err != nil {
 			t.Fatal(err)
