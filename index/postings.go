@@ -85,7 +85,6 @@ func (pl *postingList) seal() {
 	pl.pending = nil
 }
 
-// sealAll seals the lists of dirty and returns dirty emptied for reuse.
 // dictionary maps terms to their posting lists and remembers the lists
 // holding postings not yet sealed (see sealAll): the postings of a Shard
 // and of a TermShard. The caller locks.
@@ -111,6 +110,7 @@ func (d *dictionary) addPosting(t string, doc, n, dl uint32) {
 	}
 }
 
+// sealAll seals the lists of dirty and returns dirty emptied for reuse.
 func sealAll(dirty []*postingList) []*postingList {
 	for _, pl := range dirty {
 		pl.seal()

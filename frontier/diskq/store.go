@@ -21,7 +21,7 @@ const (
 	prefixQueue  = 'q' // 'q' + be32 queue + be64 seq → URL
 	prefixDefer  = 'd' // 'd' + be64 due (sign-flipped) + be64 seq → URL
 	prefixLeased = 'l' // 'l' + be64 n → URL leased at the last Sync
-	metaKey      = "m" // uvarint deferred count, uvarint next deferred seq
+	metaKey      = "m" // uvarint deferred count (Open recounts; kept for older readers), uvarint next deferred seq
 )
 
 // MaxQueues bounds the queue numbers of a Store: Push refuses q ≥
