@@ -207,28 +207,13 @@ func maxStringLen(u *url.URL) int {
 	return n
 }
 
-// segments calls f for each non-empty path segment of u.
-func segments(u *url.URL, f func(string) bool) {
-	p := u.EscapedPath()
-	for p != "" {
-		i := strings.IndexByte(p, '/')
-		var s string
-		if i < 0 {
-			s, p = p, ""
-		} else {
-			s, p = p[:i], p[i+1:]
-		}
-		if s != "" && !f(s) {
-			return
-		}
-	}
-}
-
 // MaxPathDepth refuses URLs with more than n non-empty path segments.
 func MaxPathDepth(n int) URLFilter {
 	return FilterFunc(func(u *url.URL) error {
 		d := 0
-		segments(u, func(string) bool { d++; return true })
+		for s, p := nextSegment(u.EscapedPath()); s != ""; s, p = nextSegment(p) {
+			d++
+		}
 		if d > n {
 			return reject(ReasonPathDepth, u, "path depth %d > %d", d, n)
 		}
