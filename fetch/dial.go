@@ -39,8 +39,9 @@ var specialPrefixes = []netip.Prefix{
 // Options.AllowPrivate is set: loopback, private (RFC 1918, RFC 4193),
 // link-local, multicast, unspecified, and the other special-use ranges that
 // never host public web servers (carrier-grade NAT, documentation,
-// benchmarking, reserved). IPv4-mapped IPv6 addresses are judged by their
-// IPv4 address. It is safe for concurrent use and does not allocate.
+// benchmarking, reserved). IPv4-mapped IPv6 addresses, and NAT64 and 6to4
+// addresses, are judged by the IPv4 address they carry. It is safe for
+// concurrent use and does not allocate.
 func IsPrivate(a netip.Addr) bool {
 	a = a.Unmap()
 	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() ||
@@ -56,8 +57,26 @@ func IsPrivate(a netip.Addr) bool {
 			return true
 		}
 	}
+	// An IPv6 address carrying an IPv4 one reaches it through a
+	// translator (NAT64 on an IPv6-only network, a 6to4 relay): judge
+	// that IPv4 address too, or 64:ff9b::a9fe:a9fe would reach the cloud
+	// metadata service at 169.254.169.254.
+	if a.Is6() {
+		b := a.As16()
+		switch {
+		case nat64.Contains(a):
+			return IsPrivate(netip.AddrFrom4([4]byte(b[12:16])))
+		case sixToFour.Contains(a):
+			return IsPrivate(netip.AddrFrom4([4]byte(b[2:6])))
+		}
+	}
 	return false
 }
+
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052, IPv4 in the last 32 bits
+	sixToFour = netip.MustParsePrefix("2002::/16")    // RFC 3056, IPv4 in bits 16–47
+)
 
 // dial resolves the host of addr with the fetcher's resolver and connects to
 // the first address that is allowed and answers. Checking the addresses

@@ -114,6 +114,11 @@ func TestIsPrivate(t *testing.T) {
 		{"fc00::1", true}, {"224.0.0.1", true}, {"ff02::1", true}, {"0.0.0.0", true}, {"::", true},
 		{"100.64.0.1", true}, {"255.255.255.255", true}, {"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true},
 		{"8.8.8.8", false}, {"93.184.216.34", false}, {"2606:4700::1111", false}, {"172.32.0.1", false},
+		// IPv6 addresses that carry an IPv4 one reach it through a
+		// translator: NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+		{"64:ff9b::7f00:1", true}, {"64:ff9b::a00:1", true}, {"64:ff9b::a9fe:a9fe", true},
+		{"64:ff9b::808:808", false},
+		{"2002:7f00:1::1", true}, {"2002:c0a8:101::1", true}, {"2002:808:808::1", false},
 	} {
 		if got := IsPrivate(netip.MustParseAddr(tt.addr)); got != tt.want {
 			t.Errorf("IsPrivate(%s) = %v, want %v", tt.addr, got, tt.want)
