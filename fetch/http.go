@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/http/httptrace"
@@ -339,13 +340,15 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 // DecodeBody removes the content coding encoding from body, a response
 // body as received, whole or cut short: gzip (or x-gzip) and deflate,
 // which is the zlib format (RFC 9110 §8.4.1); any other coding, or none,
-// returns body as it is. At most max decoded bytes are kept; truncated
+// returns body as it is. At most limit decoded bytes are kept; truncated
 // reports that there were more. A stream cut short decodes as far as its
 // last complete block. An error means that body does not start as the
 // coding says. HTTP.Fetch decodes with the same decompressors, so a body
 // archived as received (Options.KeepWire, warc.Replay) decodes to what
-// the crawler saw.
-func DecodeBody(body []byte, encoding string, max int64) (decoded []byte, truncated bool, err error) {
+// the crawler saw. A limit of math.MaxInt64 means none; a negative one is
+// 0.
+func DecodeBody(body []byte, encoding string, limit int64) (decoded []byte, truncated bool, err error) {
+	limit = min(max(limit, 0), math.MaxInt64-1) // room for the +1 below
 	var zr io.ReadCloser
 	switch strings.ToLower(strings.TrimSpace(encoding)) {
 	case "gzip", "x-gzip":
@@ -357,18 +360,18 @@ func DecodeBody(body []byte, encoding string, max int64) (decoded []byte, trunca
 			return nil, false, protocolErr(err)
 		}
 	default:
-		if int64(len(body)) > max {
-			return body[:max], true, nil
+		if int64(len(body)) > limit {
+			return body[:limit], true, nil
 		}
 		return body, false, nil
 	}
 	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, max+1))
+	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && len(out) == 0 {
 		return nil, false, protocolErr(err)
 	}
-	if int64(len(out)) > max {
-		return out[:max], true, nil
+	if int64(len(out)) > limit {
+		return out[:limit], true, nil
 	}
 	return out, false, nil
 }

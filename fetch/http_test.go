@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -265,6 +266,37 @@ func TestBodyLimits(t *testing.T) {
 	resp, err := get(t, f, base+"/small")
 	if err != nil || resp.Truncated || len(resp.Body) != 1000 {
 		t.Errorf("small: %v, %v", resp, err)
+	}
+}
+
+// TestUnlimitedBody: a MaxBodySize of math.MaxInt64 (no practical
+// limit) reads bodies whole; limit arithmetic must not overflow.
+func TestUnlimitedBody(t *testing.T) {
+	page := strings.Repeat("<p>no limit</p>\n", 1000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, page)
+	zw.Close()
+	_, f, base := testServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		if r.URL.Path == "/gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes())
+			return
+		}
+		io.WriteString(w, page)
+	}, Options{MaxBodySize: math.MaxInt64, KeepWire: true})
+	for _, path := range []string{"/plain", "/gzip"} {
+		resp, err := get(t, f, base+path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if string(resp.Body) != page || resp.Truncated {
+			t.Errorf("%s: %d bytes, truncated %v; want the %d-byte page", path, len(resp.Body), resp.Truncated, len(page))
+		}
+	}
+	if b, cut, err := DecodeBody(gz.Bytes(), "gzip", math.MaxInt64); err != nil || cut || string(b) != page {
+		t.Errorf("DecodeBody with no limit: %d bytes, %v, %v", len(b), cut, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"crypto/tls"
+	"math"
 	"time"
 
 	"github.com/crawlkit/crawlkit/dns"
@@ -93,6 +94,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxBodySize <= 0 {
 		o.MaxBodySize = 10 << 20
 	}
+	// No limit is math.MaxInt64; one byte less leaves room for the +1
+	// that detects a body longer than the limit.
+	o.MaxBodySize = min(o.MaxBodySize, math.MaxInt64-1)
 	if o.MaxHeaderSize <= 0 {
 		o.MaxHeaderSize = 64 << 10
 	}
