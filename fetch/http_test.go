@@ -238,10 +238,7 @@ func TestConditionalGet(t *testing.T) {
 
 func TestBodyLimits(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
-	var gzBig bytes.Buffer
-	zw := gzip.NewWriter(&gzBig)
-	zw.Write(big)
-	zw.Close()
+	gzBig := gzipped(big)
 	_, f, base := testServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		switch r.URL.Path {
@@ -251,7 +248,7 @@ func TestBodyLimits(t *testing.T) {
 			w.Write(big[:1000])
 		case "/gzip":
 			w.Header().Set("Content-Encoding", "gzip")
-			w.Write(gzBig.Bytes())
+			w.Write(gzBig)
 		}
 	}, Options{MaxBodySize: 100 << 10, MaxRatio: 1 << 30})
 	for _, path := range []string{"/plain", "/gzip"} {
@@ -273,15 +270,12 @@ func TestBodyLimits(t *testing.T) {
 // limit) reads bodies whole; limit arithmetic must not overflow.
 func TestUnlimitedBody(t *testing.T) {
 	page := strings.Repeat("<p>no limit</p>\n", 1000)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	io.WriteString(zw, page)
-	zw.Close()
+	gz := gzipped([]byte(page))
 	_, f, base := testServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		if r.URL.Path == "/gzip" {
 			w.Header().Set("Content-Encoding", "gzip")
-			w.Write(gz.Bytes())
+			w.Write(gz)
 			return
 		}
 		io.WriteString(w, page)
@@ -295,9 +289,18 @@ func TestUnlimitedBody(t *testing.T) {
 			t.Errorf("%s: %d bytes, truncated %v; want the %d-byte page", path, len(resp.Body), resp.Truncated, len(page))
 		}
 	}
-	if b, cut, err := DecodeBody(gz.Bytes(), "gzip", math.MaxInt64); err != nil || cut || string(b) != page {
+	if b, cut, err := DecodeBody(gz, "gzip", math.MaxInt64); err != nil || cut || string(b) != page {
 		t.Errorf("DecodeBody with no limit: %d bytes, %v, %v", len(b), cut, err)
 	}
+}
+
+// gzipped returns p gzip-compressed.
+func gzipped(p []byte) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(p)
+	zw.Close()
+	return b.Bytes()
 }
 
 func TestGzip(t *testing.T) {
@@ -311,11 +314,7 @@ func TestGzip(t *testing.T) {
 			io.WriteString(zw, page)
 			zw.Close()
 		case "/corrupt":
-			var b bytes.Buffer
-			zw := gzip.NewWriter(&b)
-			io.WriteString(zw, page)
-			zw.Close()
-			p := b.Bytes()
+			p := gzipped([]byte(page))
 			p[len(p)-6] ^= 0xff // break the CRC
 			w.Write(p)
 		case "/notgzip":
