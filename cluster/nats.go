@@ -136,8 +136,8 @@ type natsConsumer struct {
 func (c *natsConsumer) Close() error {
 	c.cancel()
 	c.cc.Stop()
-	c.mu.Lock() // wait for a running handler
-	c.mu.Unlock()
+	c.mu.Lock()   // wait for a running handler
+	c.mu.Unlock() //lint:ignore SA2001 a barrier: the lock is only waited for
 	<-c.cc.Closed()
 	return nil
 }

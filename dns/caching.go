@@ -132,7 +132,7 @@ func (c *Caching) Close() error {
 		// the Wait below.
 		for i := range c.cache.shards {
 			c.cache.shards[i].mu.Lock()
-			c.cache.shards[i].mu.Unlock() //nolint:staticcheck // barrier
+			c.cache.shards[i].mu.Unlock() //lint:ignore SA2001 a barrier, see above
 		}
 		c.cancel()
 		c.wg.Wait()

@@ -48,7 +48,11 @@ func TestError(t *testing.T) {
 				t.Error("cause not reachable with errors.Is")
 			}
 			var ne net.Error
+			// net.Error still declares the deprecated Temporary; *Error answers it
+			// as net's own errors do, for callers that ask.
+			//lint:ignore SA1019 testing the method net.Error requires
 			if !errors.As(err, &ne) || ne.Timeout() != tc.timeout || ne.Temporary() != tc.temporary {
+				//lint:ignore SA1019 as above
 				t.Errorf("net.Error: timeout %v temporary %v", ne.Timeout(), ne.Temporary())
 			}
 		})

@@ -32,16 +32,18 @@ func TestMissed(t *testing.T) {
 	}
 
 	// Fetching one copy of a mirrored page covers the whole cluster.
-	for _, cl := range w.ExactDuplicates() {
-		get(cl[len(cl)-1])
-		for _, u := range w.Missed("crawlkit", nil) {
-			for _, d := range cl {
-				if u == d {
-					t.Errorf("%s still missed after fetching its duplicate %s", u, cl[len(cl)-1])
-				}
+	cls := w.ExactDuplicates()
+	if len(cls) == 0 {
+		t.Fatal("the web has no exact duplicates to test with")
+	}
+	cl := cls[0]
+	get(cl[len(cl)-1])
+	for _, u := range w.Missed("crawlkit", nil) {
+		for _, d := range cl {
+			if u == d {
+				t.Errorf("%s still missed after fetching its duplicate %s", u, cl[len(cl)-1])
 			}
 		}
-		break
 	}
 
 	// skip removes pages from what is expected.
