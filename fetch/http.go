@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
@@ -235,8 +236,24 @@ func ToUTF8(body []byte, contentType string) ([]byte, string) {
 	return out, name
 }
 
-// gzipPool recycles gzip readers between fetches.
+// gzipPool recycles gzip readers between fetches, each with the buffered
+// reader it reads the wire through (gzip.Reader.Reset would allocate a new
+// one for every response).
 var gzipPool sync.Pool
+
+type gzipReader struct {
+	zr *gzip.Reader
+	br *bufio.Reader
+}
+
+// scratchPool recycles the buffers decoded bodies are read into; the body
+// returned is a copy of its exact length. A decoded body's length is not
+// known in advance, and reading straight into a buffer of a guessed size
+// allocated 32 KiB for every compressed page, twice what a typical page
+// holds. Buffers above maxPooledScratch are left to the collector.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledScratch = 1 << 20
 
 // countingReader counts the bytes read through it, for MinRate and
 // MaxRatio, and keeps the first max of them when keep is set (the body as
@@ -271,8 +288,9 @@ const ratioFloor = 1 << 20
 // bytes received on the wire, and whether the body was cut.
 func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response) (body, kept []byte, n int64, truncated bool, err error) {
 	wire := &countingReader{r: hresp.Body, max: f.opts.MaxBodySize}
-	// A pooled gzip reader keeps a pointer to wire until its next use: let
-	// it hold neither the connection's body nor the kept bytes.
+	// Whatever still points to wire after the fetch (a pooled reader that
+	// missed its reset) holds neither the connection's body nor the kept
+	// bytes.
 	defer func() { wire.r, wire.kept = nil, nil }()
 	if f.opts.MinRate > 0 {
 		stop := f.watchRate(wire, cancel)
@@ -282,21 +300,21 @@ func (f *HTTP) readBody(ctx context.Context, cancel context.CancelCauseFunc, hre
 	switch strings.ToLower(strings.TrimSpace(hresp.Header.Get("Content-Encoding"))) {
 	case "gzip", "x-gzip":
 		wire.keep = f.opts.KeepWire
-		zr, _ := gzipPool.Get().(*gzip.Reader)
-		var err error
-		if zr == nil {
-			zr, err = gzip.NewReader(wire)
-		} else {
-			err = zr.Reset(wire)
+		g, _ := gzipPool.Get().(*gzipReader)
+		if g == nil {
+			g = &gzipReader{zr: new(gzip.Reader), br: bufio.NewReader(nil)}
 		}
+		g.br.Reset(wire)
+		err := g.zr.Reset(g.br)
+		// Put back holding neither the wire nor the connection.
+		defer func() { g.br.Reset(nil); gzipPool.Put(g) }()
 		if err != nil {
 			if errors.Is(err, io.EOF) { // empty body: nothing to decode
 				return nil, nil, 0, false, nil
 			}
 			return nil, nil, wire.n.Load(), false, protocolErr(err)
 		}
-		defer gzipPool.Put(zr) // its 40 KiB of decoder state are reused
-		r = zr
+		r = g.zr // its 40 KiB of decoder state are reused
 	case "deflate":
 		wire.keep = f.opts.KeepWire
 		zr, err := zlib.NewReader(wire)
@@ -381,12 +399,32 @@ func DecodeBody(body []byte, encoding string, limit int64) (decoded []byte, trun
 func (f *HTTP) readDecoded(ctx context.Context, cancel context.CancelCauseFunc, hresp *http.Response, wire *countingReader, r io.Reader) ([]byte, bool, error) {
 	max := f.opts.MaxBodySize
 	decoding := r != io.Reader(wire)
-	size := int64(32 << 10)
+	lr := io.LimitReader(r, max+1) // one byte more than max shows a longer body
 	if cl := hresp.ContentLength; cl >= 0 && !decoding {
-		size = cl + 1 // +1 to see EOF without growing
+		body, _, truncated, err := f.readInto(ctx, cancel, wire, decoding, make([]byte, 0, min(cl+1, max+1)), lr)
+		return body, truncated, err
 	}
-	buf := make([]byte, 0, min(size, max+1))
-	lr := io.LimitReader(r, max+1)
+	// The length is unknown: read into a pooled buffer, and copy the body
+	// out at its length.
+	sp := scratchPool.Get().(*[]byte)
+	buf := *sp
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, min(32<<10, max+1))
+	}
+	body, buf, truncated, err := f.readInto(ctx, cancel, wire, decoding, buf[:0], lr)
+	body = bytes.Clone(body)
+	if cap(buf) <= maxPooledScratch {
+		*sp = buf[:0]
+		scratchPool.Put(sp)
+	}
+	return body, truncated, err
+}
+
+// readInto reads lr into buf, growing it, until EOF, more than MaxBodySize
+// bytes or an error. It returns the body, a slice of the buffer, and the
+// buffer.
+func (f *HTTP) readInto(ctx context.Context, cancel context.CancelCauseFunc, wire *countingReader, decoding bool, buf []byte, lr io.Reader) (body, _ []byte, truncated bool, err error) {
+	max := f.opts.MaxBodySize
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -394,22 +432,22 @@ func (f *HTTP) readDecoded(ctx context.Context, cancel context.CancelCauseFunc, 
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return buf[:max], true, nil
+			return buf[:max], buf, true, nil
 		}
 		if d := int64(len(buf)); decoding && d > ratioFloor && d > f.opts.MaxRatio*wire.n.Load() {
 			cancel(ErrCompressionBomb)
-			return nil, false, ErrCompressionBomb
+			return nil, buf, false, ErrCompressionBomb
 		}
 		switch {
 		case err == io.EOF:
-			return buf, false, nil
+			return buf, buf, false, nil
 		case err == nil:
 		case ctx.Err() != nil:
-			return nil, false, context.Cause(ctx)
+			return nil, buf, false, context.Cause(ctx)
 		case decoding && isDecodeErr(err):
-			return nil, false, protocolErr(err)
+			return nil, buf, false, protocolErr(err)
 		default:
-			return nil, false, err
+			return nil, buf, false, err
 		}
 	}
 }

@@ -335,6 +335,47 @@ func TestGzip(t *testing.T) {
 	}
 }
 
+// TestGzipPoolsAfterFailures fetches through the pooled gzip readers and
+// body buffers in an order where a failed response comes first: a reader
+// put back after a bad header once held no decoder and the next response
+// panicked. A body must also stay as it was when later fetches reuse the
+// buffers it was read into.
+func TestGzipPoolsAfterFailures(t *testing.T) {
+	page := func(p string) string { return strings.Repeat("<p>"+p+"</p>\n", 200) }
+	_, f, base := testServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "gzip")
+		switch {
+		case r.URL.Path == "/notgzip":
+			io.WriteString(w, page(r.URL.Path))
+		case r.URL.Path == "/empty":
+		default:
+			zw := gzip.NewWriter(w)
+			io.WriteString(zw, page(r.URL.Path))
+			zw.Close()
+		}
+	}, Options{})
+	var kept []*Response
+	for i := range 8 {
+		for _, bad := range []string{"/notgzip", "/empty"} {
+			resp, err := get(t, f, base+bad)
+			if bad == "/empty" && (err != nil || len(resp.Body) != 0) {
+				t.Fatalf("%s: %v, %v", bad, resp, err)
+			}
+			p := fmt.Sprintf("/ok%d%s", i, bad)
+			if resp, err = get(t, f, base+p); err != nil || string(resp.Body) != page(p) {
+				t.Fatalf("%s after %s: %v", p, bad, err)
+			}
+			kept = append(kept, resp)
+		}
+	}
+	for _, resp := range kept {
+		if p := resp.URL.Path; string(resp.Body) != page(p) {
+			t.Errorf("the body of %s changed after later fetches", p)
+		}
+	}
+}
+
 func TestCompressionBomb(t *testing.T) {
 	var bomb bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&bomb, gzip.BestCompression)
