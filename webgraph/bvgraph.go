@@ -23,16 +23,17 @@ import (
 // written by a Java-compatible compressor); chains are followed
 // iteratively, so arbitrarily long chains never grow the goroutine stack.
 type BVGraph struct {
-	props   Properties
-	flags   Flags    // resolved
-	words   []uint64 // data as big-endian words, for the bit readers
-	nbits   uint64   // length of the stream in bits
-	offsets *eliasFano
-	window  int
-	minInt  int
-	zk      uint
-	fast    bool // default codes: take the specialised decoding path
-	pool    sync.Pool
+	props    Properties
+	flags    Flags    // resolved
+	words    []uint64 // data as big-endian words, for the bit readers
+	nbits    uint64   // length of the stream in bits
+	offsets  *eliasFano
+	window   int
+	minInt   int
+	zk       uint
+	fast     bool      // default codes: take the specialised decoding path
+	pool     sync.Pool // *succState, for random access
+	iterPool sync.Pool // *iterBufs, from finished scans
 }
 
 // Open loads the BV graph with the given basename (basename.properties,

@@ -39,9 +39,35 @@ func (g *BVGraph) NodeIterator() *NodeIterator {
 }
 
 func (g *BVGraph) iter(onStart func(uint64)) *NodeIterator {
-	it := &NodeIterator{g: g, x: -1, end: g.props.Nodes, ring: make([][]int, g.window+1), onStart: onStart}
+	it := &NodeIterator{g: g, x: -1, end: g.props.Nodes, onStart: onStart}
+	if b, _ := g.iterPool.Get().(*iterBufs); b != nil {
+		it.ring, it.s = b.ring, b.s
+	} else {
+		it.ring = make([][]int, g.window+1)
+	}
 	it.r.ResetWords(g.words, g.nbits)
 	return it
+}
+
+// iterBufs are the lists of a finished scan, handed to the next one: an
+// algorithm that scans the graph again and again (PageRank, a BFS per
+// query) would otherwise grow a new ring of window+1 lists, each to the
+// largest outdegree it meets, for every pass. A list in the ring is only
+// read after this scan wrote it (a reference reaches at most to node 0, or
+// to the lists NodeIteratorRange decodes before its start).
+type iterBufs struct {
+	ring [][]int
+	s    scratch
+}
+
+// release gives the iterator's buffers to the next scan once Next has
+// returned false, after which no list of this one may be used.
+func (it *NodeIterator) release() {
+	if it.ring == nil {
+		return
+	}
+	it.g.iterPool.Put(&iterBufs{ring: it.ring, s: it.s})
+	it.ring, it.cur, it.s = nil, nil, scratch{}
 }
 
 // NodeIteratorRange returns an iterator over the nodes from, from+1, …,
@@ -64,7 +90,7 @@ func (g *BVGraph) NodeIteratorRange(from, to int) (*NodeIterator, error) {
 	}
 	l := len(it.ring)
 	for y := max(0, from-g.window); y < from; y++ {
-		list, err := g.Successors(y, nil)
+		list, err := g.Successors(y, it.ring[y%l][:0])
 		if err != nil {
 			return nil, err
 		}
@@ -111,6 +137,7 @@ func (g *BVGraph) SplitNodeIterators(k int) ([]*NodeIterator, error) {
 // Next decodes the next node; it returns false at the end or on error.
 func (it *NodeIterator) Next() bool {
 	if it.err != nil || it.x+1 >= it.end {
+		it.release()
 		return false
 	}
 	it.x++
@@ -131,18 +158,21 @@ func (it *NodeIterator) Next() bool {
 		it.ring[slot] = out
 		if err != nil {
 			it.err = nodeErr("scan", x, err)
+			it.release()
 			return false
 		}
 	} else {
 		h, err := g.readHeader(&it.r, x)
 		if err != nil {
 			it.err = nodeErr("scan", x, err)
+			it.release()
 			return false
 		}
 		out, err = g.decodeRest(&it.r, h, it.refList(slot, h.ref), &it.s, it.ring[slot])
 		it.ring[slot] = out
 		if err != nil {
 			it.err = nodeErr("scan", x, err)
+			it.release()
 			return false
 		}
 		it.pos = it.r.Position()
@@ -169,6 +199,8 @@ func (it *NodeIterator) Node() int { return it.x }
 // Successors returns the successors of the current node in increasing
 // order. The slice belongs to the iterator, which decodes later lists from
 // it: do not modify it, and copy it to keep it past the next call to Next.
+// Once Next has returned false the iterator's lists go to the graph's next
+// scan, and Successors returns nil.
 func (it *NodeIterator) Successors() []int { return it.cur }
 
 // All returns the remaining nodes as a range-over-func sequence of (node,

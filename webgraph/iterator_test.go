@@ -171,3 +171,48 @@ func TestSharedSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestScansReuseBuffers checks the hand-over of a finished scan's lists to
+// the next scan of the same graph: scans that run side by side never share
+// them, lists left in a handed-over ring are never read as references, and
+// a finished iterator has no current list.
+func TestScansReuseBuffers(t *testing.T) {
+	lists := randomWebLike(9, sizeFor(600, 150))
+	for _, o := range []*Options{nil, {WindowSize: 16, MaxRefCount: -1}} {
+		g, _, _ := encodeLists(t, lists, o)
+		for pass := range 3 {
+			// Two scans side by side, b three nodes behind a, the first
+			// with the previous pass's buffers; then a range scan started
+			// in the middle.
+			a, b := g.NodeIterator(), g.NodeIterator()
+			check := func(it *NodeIterator, x int) {
+				t.Helper()
+				if !it.Next() {
+					t.Fatalf("pass %d: scan ended at node %d: %v", pass, x, it.Err())
+				}
+				if got := it.Successors(); it.Node() != x || !slices.Equal(got, lists[x]) && len(got)+len(lists[x]) > 0 {
+					t.Fatalf("pass %d: node %d: %v, want %v", pass, x, got, lists[x])
+				}
+			}
+			for x := range len(lists) + 3 {
+				if x < len(lists) {
+					check(a, x)
+				}
+				if x >= 3 {
+					check(b, x-3)
+				}
+			}
+			if a.Next() || b.Next() || a.Successors() != nil || a.Err() != nil {
+				t.Fatalf("pass %d: after the end: Successors %v, err %v", pass, a.Successors(), a.Err())
+			}
+			mid := len(lists)/2 + pass
+			it, err := g.NodeIteratorRange(mid, len(lists))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, got := collect(t, it); !equalLists(got, lists[mid:]) {
+				t.Fatalf("pass %d: the range scan from %d differs", pass, mid)
+			}
+		}
+	}
+}
