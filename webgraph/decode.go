@@ -314,21 +314,30 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 			return out, pos, g.valueErr(pos, "residual %d out of range", int64(cur), 0)
 		}
 		resid[0] = cur
-		for i := 1; i < len(resid); i++ {
-			var gap uint64
-			var nb uint
-			if zk == 3 {
-				gap, nb = bitio.Zeta3Short(w)
+		if zk == 3 {
+			// The default ζ₃: one table lookup per word, no test of k.
+			for i := 1; i < len(resid); i++ {
+				gap, nb := bitio.Zeta3Short(w)
+				if nb-1 >= avail {
+					gap, nb, w, avail, pos = refill(words, pos, CodeZeta, 3)
+				}
+				w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
+				if gap >= uint64(n-cur-1) || pos > limit { // cur+gap+1 is a node
+					return out, pos, g.valueErr(pos, "residual gap out of range", 0, 0)
+				}
+				cur += int(gap) + 1
+				resid[i] = cur
 			}
-			if nb-1 >= avail {
-				gap, nb, w, avail, pos = refill(words, pos, CodeZeta, zk)
+		} else {
+			for i := 1; i < len(resid); i++ {
+				gap, nb, nw, navail, npos := refill(words, pos, CodeZeta, zk)
+				w, avail, pos = nw<<(nb&63), navail-nb, npos+uint64(nb)
+				if gap >= uint64(n-cur-1) || pos > limit {
+					return out, pos, g.valueErr(pos, "residual gap out of range", 0, 0)
+				}
+				cur += int(gap) + 1
+				resid[i] = cur
 			}
-			w, avail, pos = w<<(nb&63), avail-nb, pos+uint64(nb)
-			if gap >= uint64(n-cur-1) || pos > limit { // cur+gap+1 is a node
-				return out, pos, g.valueErr(pos, "residual gap out of range", 0, 0)
-			}
-			cur += int(gap) + 1
-			resid[i] = cur
 		}
 	}
 	if pos > limit {
