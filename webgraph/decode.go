@@ -67,7 +67,7 @@ func refill(words []uint64, pos uint64, c Code, k uint) (v uint64, n uint, w uin
 		v, n = bitio.UnaryWord(w)
 	default:
 		if k == 3 {
-			if v, n = bitio.Zeta3Short(w); n == 0 {
+			if v, n = bitio.Zeta3Fast(w); n == 0 {
 				if v, n = bitio.Zeta3Word(w); n > 64 {
 					n = 0
 				}
@@ -300,7 +300,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 		var v uint64
 		var nb uint
 		if zk == 3 {
-			v, nb = bitio.Zeta3Short(w)
+			v, nb = bitio.Zeta3Fast(w)
 		}
 		if nb-1 >= avail {
 			v, nb, w, avail, pos = refill(words, pos, CodeZeta, zk)
@@ -317,7 +317,7 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 		if zk == 3 {
 			// The default ζ₃: one table lookup per word, no test of k.
 			for i := 1; i < len(resid); i++ {
-				gap, nb := bitio.Zeta3Short(w)
+				gap, nb := bitio.Zeta3Fast(w)
 				if nb-1 >= avail {
 					gap, nb, w, avail, pos = refill(words, pos, CodeZeta, 3)
 				}

@@ -26,6 +26,19 @@ var (
 	gammaLen, zeta3Len [1 << tableBits]uint8
 )
 
+// zeta3Long and zeta3Add decode by arithmetic every ζ_3 word whose first
+// tableBits bits tell its length, not only the words that fit in them: a
+// word of ζ_3 is h zeros, a one and a payload of 3h+2 or 3h+3 bits, and the
+// payload's first two bits say which (00: the short one). With h ≤ 9 the
+// twelve bits hold them, so for words of up to 40 bits (values below
+// 2^30 − 1) zeta3Long is the word's length, and its value is the word read
+// as an integer plus zeta3Add, the same for all words of that length and
+// form. A length of 0 means h > 9.
+var (
+	zeta3Long [1 << tableBits]uint8
+	zeta3Add  [1 << tableBits]int32
+)
+
 func init() {
 	fill := func(t *[1 << tableBits]uint32, code func(uint64) (uint64, uint)) {
 		for v := uint64(0); ; v++ {
@@ -55,6 +68,22 @@ func init() {
 	}
 	for i, e := range zetaTables[3] {
 		zeta3Val[i], zeta3Len[i] = uint16(e>>8), uint8(e)
+	}
+	for i := 1; i < 1<<tableBits; i++ {
+		h := uint(bits.LeadingZeros16(uint16(i))) - (16 - tableBits)
+		if h > tableBits-3 {
+			continue // the payload's first two bits are not in the index
+		}
+		// The word is 1<<p | payload, read as an integer, with p payload
+		// bits; its value m−1 (m ≥ 1 the number coded) is that integer
+		// plus a constant per form.
+		if i>>(tableBits-h-3)&3 == 0 { // short: payload m − 2^3h in 3h+2 bits
+			p := 3*h + 2
+			zeta3Long[i], zeta3Add[i] = uint8(h+1+p), int32(int64(1)<<(3*h)-1-int64(1)<<p)
+		} else { // long: payload m in 3h+3 bits
+			p := 3*h + 3
+			zeta3Long[i], zeta3Add[i] = uint8(h+1+p), int32(-1-int64(1)<<p)
+		}
 	}
 }
 

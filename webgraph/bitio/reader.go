@@ -311,7 +311,12 @@ func (r *Reader) ReadZeta(k uint) uint64 {
 	if i := r.pos >> 6; k <= maxTableK && i+1 < uint64(len(r.words)) {
 		s := r.pos & 63
 		w := r.words[i]<<s | r.words[i+1]>>(63-s)>>1
-		if e := zetaTables[k][w>>(64-tableBits)]; e != 0 {
+		if k == 3 { // the BV default
+			if v, n := Zeta3Fast(w); n != 0 {
+				r.pos += uint64(n)
+				return v
+			}
+		} else if e := zetaTables[k][w>>(64-tableBits)]; e != 0 {
 			r.pos += uint64(e & 0xff)
 			return uint64(e >> 8)
 		}

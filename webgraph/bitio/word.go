@@ -80,6 +80,20 @@ func Zeta3Short(w uint64) (v uint64, n uint) {
 	return uint64(zeta3Val[i]), uint(zeta3Len[i])
 }
 
+// Zeta3Fast decodes the ζ_3 code word at the top of w if its first 12
+// bits tell its length, which they do for every word of up to 40 bits
+// (values below 2^30 − 1): one table lookup for the length and constant,
+// and a shift. It returns the value and the length, or a length of 0 (and
+// a meaningless value) for a longer word. Unlike Zeta3Short it does not
+// miss on the words of 13 to 40 bits, which in a web graph are a fifth of
+// the residual gaps; the caller still checks that the length is within its
+// window.
+func Zeta3Fast(w uint64) (v uint64, n uint) {
+	i := w >> (64 - tableBits)
+	n = uint(zeta3Long[i])
+	return w>>((64-n)&63) + uint64(int64(zeta3Add[i])), n
+}
+
 // Zeta3Word decodes the ζ_3 code word at the top of w with arithmetic
 // instead of a table, for words of any length: it returns the value and
 // the length, and a length above 64 means the word does not fit in w (the

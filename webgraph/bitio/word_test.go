@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestWordDecoders checks GammaWord, ZetaWord and UnaryWord against the
-// Reader on random streams, word by word, including the words they decline.
+// TestWordDecoders checks the word decoders (γ, ζ_k and its ζ_3 forms,
+// unary) against the Reader on random streams, word by word, including the
+// words they decline.
 func TestWordDecoders(t *testing.T) {
 	tests := []struct {
 		name string
@@ -22,6 +23,12 @@ func TestWordDecoders(t *testing.T) {
 		{"zeta3", "zeta3", func(w uint64) (uint64, uint) { return ZetaWord(w, 3) }, 1 << 50},
 		{"zeta3 two steps", "zeta3", func(w uint64) (uint64, uint) {
 			if v, n := Zeta3Short(w); n != 0 {
+				return v, n
+			}
+			return ZetaWord(w, 3)
+		}, 1 << 50},
+		{"zeta3 by length", "zeta3", func(w uint64) (uint64, uint) {
+			if v, n := Zeta3Fast(w); n != 0 {
 				return v, n
 			}
 			return ZetaWord(w, 3)
@@ -121,5 +128,41 @@ func TestPeekTail(t *testing.T) {
 	}
 	if _, n := ZetaWord(1<<63, 0); n != 0 {
 		t.Errorf("ZetaWord(k=0) accepted")
+	}
+}
+
+// TestZeta3Fast checks Zeta3Fast against the ζ_3 encoder for every value
+// below 2^16 and for values of every length up to 40 bits, followed by
+// random bits, and that longer words report a length of 0.
+func TestZeta3Fast(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	check := func(v uint64) {
+		cw, n := zetaWord(v, 3)
+		w := cw<<(64-n) | r.Uint64()>>n // the word, then noise
+		got, gn := Zeta3Fast(w)
+		if n > 40 {
+			if gn != 0 {
+				t.Fatalf("value %d (%d bits): length %d, want 0", v, n, gn)
+			}
+			return
+		}
+		if got != v || gn != n {
+			t.Fatalf("value %d: got %d in %d bits, want %d bits", v, got, gn, n)
+		}
+	}
+	for v := range uint64(1 << 16) {
+		check(v)
+	}
+	for b := 16; b < 40; b++ {
+		lo := uint64(1)<<b - 1
+		for _, v := range []uint64{lo, lo + 1, 2*lo - 1, lo + r.Uint64N(lo)} {
+			check(v)
+		}
+	}
+	if _, n := Zeta3Fast(0); n != 0 {
+		t.Errorf("all zeros: length %d, want 0", n)
+	}
+	if _, n := Zeta3Fast(1 << 53); n != 0 { // h = 10
+		t.Errorf("h = 10: length %d, want 0", n)
 	}
 }
