@@ -330,8 +330,10 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 			}
 		} else {
 			for i := 1; i < len(resid); i++ {
-				gap, nb, nw, navail, npos := refill(words, pos, CodeZeta, zk)
-				w, avail, pos = nw<<(nb&63), navail-nb, npos+uint64(nb)
+				// Other k: every word through refill (the window is not
+				// needed after the residuals).
+				gap, nb, _, _, npos := refill(words, pos, CodeZeta, zk)
+				pos = npos + uint64(nb)
 				if gap >= uint64(n-cur-1) || pos > limit {
 					return out, pos, g.valueErr(pos, "residual gap out of range", 0, 0)
 				}
@@ -349,22 +351,41 @@ func (g *BVGraph) restFast(pos uint64, x, d, ref int, refList []int, ring [][]in
 	s.resid = resid
 	// All counts are validated now: d arcs is what the list holds.
 	out = slices.Grow(out, d-ncopied)
-	ok := true
-	switch {
-	case ncopied == 0:
-		out, ok = mergeIntervals(out, ivs, resid)
-	case len(ivs) == 0:
-		out, ok = mergeBack(out, d, resid)
-	default:
-		var extras []int
+	if ncopied == 0 {
+		var ok bool
+		if out, ok = mergeIntervals(out, ivs, resid); !ok {
+			return out, pos, formatErr("repeated successor")
+		}
+		return out, pos, nil
+	}
+	extras := resid
+	if len(ivs) > 0 {
+		var ok bool
 		extras, ok = mergeIntervals(s.extras[:0], ivs, resid)
 		s.extras = extras
-		if ok {
-			out, ok = mergeBack(out, d, extras)
+		if !ok {
+			return out, pos, formatErr("repeated successor")
 		}
 	}
-	if !ok {
-		return out, pos, formatErr("repeated successor")
+	// Merge the strictly increasing extras into the strictly increasing
+	// copied arcs, in place from the back (out has room for d): copied arcs
+	// below the first extra one stay where they are. Inline, because as a
+	// function the call cost a tenth of the merge.
+	i := len(out) - 1
+	out = out[:d]
+	wr := d - 1
+	for j := len(extras) - 1; j >= 0; j-- {
+		y := extras[j]
+		for i >= 0 && out[i] > y {
+			out[wr] = out[i]
+			wr--
+			i--
+		}
+		if i >= 0 && out[i] == y {
+			return out, pos, formatErr("repeated successor")
+		}
+		out[wr] = y
+		wr--
 	}
 	return out, pos, nil
 }
@@ -383,30 +404,6 @@ func appendList(out, src []int) []int {
 		return out[:n+len(src)]
 	}
 	return append(out, src...)
-}
-
-// mergeBack merges the strictly increasing extras into the strictly
-// increasing out, in place from the back: out has len(out)+len(extras) = d
-// ≤ cap(out). Copied arcs below the first extra one stay where they are.
-// ok is false if an extra arc is already in out.
-func mergeBack(out []int, d int, extras []int) ([]int, bool) {
-	i := len(out) - 1
-	out = out[:d]
-	w := d - 1
-	for j := len(extras) - 1; j >= 0; j-- {
-		y := extras[j]
-		for i >= 0 && out[i] > y {
-			out[w] = out[i]
-			w--
-			i--
-		}
-		if i >= 0 && out[i] == y {
-			return out, false
-		}
-		out[w] = y
-		w--
-	}
-	return out, true
 }
 
 // mergeIntervals appends the union of the intervals ivs ((left, length)
