@@ -45,7 +45,7 @@ dir=$root/$pkg
 for r in $(seq "$n"); do
 	for i in "${!bins[@]}"; do
 		(cd "$dir" && "${bins[$i]}" -test.run='^$' -test.bench="$bench" -test.benchtime="$benchtime") |
-			grep -oP "[0-9.]+(?=\s+${metric//\//\\/}\b)" | head -1 | sed "s/^/$i /"
+			awk -v m="$metric" -v i="$i" '{ for (f = 1; f < NF; f++) if ($(f+1) == m) { print i, $f; exit } }'
 	done
 done | sort -k1,1n -k2,2g | awk -v revs="$*" '
 	{ v[$1] = v[$1] " " $2; c[$1]++ }
