@@ -209,7 +209,15 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 	now := f.clock.Now()
 	h.te = now.Add(f.o.Gap(r)).UnixNano()
 	var derr error
-	if !r.Revisit.IsZero() {
+	if r.Requeue {
+		f.one[0] = l.URL
+		if err := f.store.Push(0, f.one[:]...); err != nil {
+			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
+		} else {
+			f.queued++
+		}
+		f.one[0] = URL{}
+	} else if !r.Revisit.IsZero() {
 		f.one[0] = revisit(l.URL, r, now)
 		if err := f.store.Defer(f.one[:]...); err != nil {
 			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}

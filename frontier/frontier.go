@@ -129,6 +129,14 @@ type Result struct {
 	// Fingerprint is the content fingerprint of this fetch, 0 if none. A
 	// value different from the lease's URL.Fingerprint counts as a change.
 	Fingerprint uint64
+	// Requeue hands the lease's URL back instead of finishing it: the key
+	// was contacted but the URL itself was not fetched (its robots.txt
+	// was fetched first, or the server answered 429 or 503), so it is
+	// queued again under its key and handed out after the gap, which
+	// counts Duration, CrawlDelay and RetryAfter as for any fetch. Revisit
+	// is ignored. Where among the key's URLs it comes back is up to the
+	// frontier.
+	Requeue bool
 }
 
 // Frontier holds the URLs still to be fetched and decides which one comes

@@ -355,7 +355,18 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	now := m.clock.Now()
 	te := now.Add(m.o.Gap(r)).UnixNano()
 	var derr error
-	if !r.Revisit.IsZero() {
+	if r.Requeue {
+		// Back into the key's own back queue: the key keeps its place in
+		// T and the queue is not empty, so it goes back into the heap at
+		// te below.
+		m.one[0] = l.URL
+		if err := m.store.Push(m.f+int(j), m.one[:]...); err != nil {
+			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
+		} else {
+			m.queued++
+		}
+		m.one[0] = URL{}
+	} else if !r.Revisit.IsZero() {
 		m.one[0] = revisit(l.URL, r, now)
 		if err := m.store.Defer(m.one[:]...); err != nil {
 			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}

@@ -52,6 +52,7 @@ func Run(t *testing.T, h Harness) {
 		{"NextUnblocksOnAdd", testUnblockAdd},
 		{"Race64", testRace64},
 		{"Revisit", testRevisit},
+		{"Requeue", testRequeue},
 		{"DoneErrors", testDoneErrors},
 		{"CheckpointRestore", testRestart},
 		{"Close", testClose},
@@ -283,6 +284,48 @@ func testGaps(t *testing.T, h Harness) {
 				t.Errorf("crawl took %v of fake time, want ≤ %v", el, bound)
 			}
 		})
+	}
+}
+
+// testRequeue hands every URL back once with Result.Requeue (a robots.txt
+// fetch, a 429) before finishing it: each comes back exactly once more,
+// never before its key's gap, and nothing is lost.
+func testRequeue(t *testing.T, h Harness) {
+	const fetch, gap = 2 * time.Millisecond, 40 * time.Millisecond
+	clk := NewFakeClock(Epoch)
+	o := opts(clk)
+	o.Politeness = frontier.Politeness{K: 20}
+	f := open(t, h, o)
+	const hosts, per = 3, 3
+	us := urls(hosts*per, hosts, "rq")
+	if err := f.Add(context.Background(), us...); err != nil {
+		t.Fatal(err)
+	}
+	leased := make(map[string]int)
+	last := make(map[string]time.Time)
+	for range 2 * hosts * per {
+		l := nextOn(t, f, clk)
+		now := clk.Now()
+		if prev, ok := last[l.URL.Key]; ok && now.Sub(prev) < gap {
+			t.Errorf("%s contacted %v after the previous request ended, want ≥ %v", l.URL.Key, now.Sub(prev), gap)
+		}
+		leased[l.URL.URL]++
+		clk.Advance(fetch)
+		last[l.URL.Key] = clk.Now()
+		res := frontier.Result{Duration: fetch, Requeue: leased[l.URL.URL] == 1}
+		if err := f.Done(l, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, u := range us {
+		if leased[u.URL] != 2 {
+			t.Errorf("%s leased %d times, want 2 (once requeued, once finished)", u.URL, leased[u.URL])
+		}
+	}
+	if s, ok := f.(frontier.Stater); ok {
+		if st := s.Stats(); st.Pending() != 0 {
+			t.Errorf("Stats after drain = %+v, want nothing pending", st)
+		}
 	}
 }
 
