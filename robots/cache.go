@@ -160,6 +160,36 @@ type entry struct {
 	expires      time.Time     // when rules must be fetched again
 	fetching     chan struct{} // closed when the fetch in flight ends; nil when idle
 	prev, next   *entry        // LRU list, most recent at Cache.head
+	unreachable  bool          // rules is "disallow all" because the last fetch failed
+	lastErr      error         // the network failure of the last fetch, if any
+	lastTook     time.Duration // how long the last fetch's requests took
+}
+
+// Verdict is Check's answer about one URL.
+type Verdict struct {
+	// Allowed reports whether the Cache's agent may fetch the URL.
+	Allowed bool
+	// Unreachable reports that the host's robots.txt could not be
+	// fetched (a 5xx or 429 answer, a network failure) and no earlier
+	// copy stands in: Allowed is false because RFC 9309 §2.3.1.4 says
+	// to assume complete disallow, not because a rule says so. A crawler
+	// counts such URLs as failures to reach the host, not as denials.
+	Unreachable bool
+	// Err is the network failure that made robots.txt unreachable (nil
+	// when the server answered 5xx or 429, or when Unreachable is false).
+	Err error
+	// Fetched reports that this call fetched robots.txt (it was not
+	// cached, or had expired) and FetchTime how long its requests took,
+	// redirect hops included: they were requests to the host, so a polite
+	// caller counts them before contacting the host again. A call that
+	// only waited for another caller's fetch has Fetched false.
+	Fetched   bool
+	FetchTime time.Duration
+	// CrawlDelay is the host's Crawl-delay for the agent, capped at
+	// Options.MaxCrawlDelay, and CrawlDelayCapped whether it was (see
+	// Delay).
+	CrawlDelay       time.Duration
+	CrawlDelayCapped bool
 }
 
 // Cache fetches, caches and answers robots.txt rules per host (scheme, host
@@ -230,26 +260,47 @@ func keyOf(u *url.URL) (hostKey, error) {
 
 // Allowed reports whether the Cache's agent may fetch u, fetching the
 // host's robots.txt first if it is not cached or has expired. An unreachable
-// robots.txt is not an error: it answers false (complete disallow). Errors
-// are *Error wrapping ErrScheme, ErrNoHost, ErrClosed or the context's error
-// when ctx ends while waiting.
+// robots.txt is not an error: it answers false (complete disallow); Check
+// tells it apart from a rule. Errors are *Error wrapping ErrScheme,
+// ErrNoHost, ErrClosed or the context's error when ctx ends while waiting.
 func (c *Cache) Allowed(ctx context.Context, u *url.URL) (bool, error) {
+	v, err := c.check(ctx, u, "allowed")
+	return v.Allowed, err
+}
+
+// Check is Allowed with the whole answer: whether robots.txt was
+// unreachable rather than denying, whether this call fetched it and how
+// long that took, and the host's Crawl-delay. It is what a crawler calls
+// immediately before fetching u (IIR §20.2.1). Errors are as for Allowed.
+// A hit costs what Allowed costs and does not allocate.
+func (c *Cache) Check(ctx context.Context, u *url.URL) (Verdict, error) {
+	return c.check(ctx, u, "check")
+}
+
+func (c *Cache) check(ctx context.Context, u *url.URL, op string) (Verdict, error) {
 	if u == nil {
-		return false, &Error{Op: "allowed", Err: ErrNoHost}
+		return Verdict{}, &Error{Op: op, Err: ErrNoHost}
 	}
 	key, err := keyOf(u)
 	if err != nil {
-		return false, &Error{Op: "allowed", Host: u.Scheme + "://" + u.Host, Err: err}
+		return Verdict{}, &Error{Op: op, Host: u.Scheme + "://" + u.Host, Err: err}
 	}
 	if u.Path == "/robots.txt" {
-		return true, nil
+		return Verdict{Allowed: true}, nil
 	}
-	r, err := c.get(ctx, key)
+	var v Verdict
+	r, err := c.get(ctx, key, &v)
 	if err != nil {
-		return false, &Error{Op: "allowed", Host: key.String(), Err: err}
+		return Verdict{}, &Error{Op: op, Host: key.String(), Err: err}
+	}
+	if d := r.CrawlDelay(c.opts.Agent); d > c.opts.MaxCrawlDelay {
+		v.CrawlDelay, v.CrawlDelayCapped = c.opts.MaxCrawlDelay, true
+	} else {
+		v.CrawlDelay = d
 	}
 	if u.Opaque != "" {
-		return r.Allowed(c.opts.Agent, u.RequestURI()), nil
+		v.Allowed = r.Allowed(c.opts.Agent, u.RequestURI())
+		return v, nil
 	}
 	// The request URI, assembled on the stack: u.RequestURI allocates when
 	// there is a query.
@@ -259,7 +310,8 @@ func (c *Cache) Allowed(ctx context.Context, u *url.URL) (bool, error) {
 		b = append(b, '?')
 		b = append(b, u.RawQuery...)
 	}
-	return r.Allowed(c.opts.Agent, unsafe.String(unsafe.SliceData(b), len(b))), nil
+	v.Allowed = r.Allowed(c.opts.Agent, unsafe.String(unsafe.SliceData(b), len(b)))
+	return v, nil
 }
 
 // Get returns the rules in force for u's host, fetching them if needed, for
@@ -273,7 +325,7 @@ func (c *Cache) Get(ctx context.Context, u *url.URL) (*Rules, error) {
 	if err != nil {
 		return nil, &Error{Op: "get", Host: u.Scheme + "://" + u.Host, Err: err}
 	}
-	r, err := c.get(ctx, key)
+	r, err := c.get(ctx, key, nil)
 	if err != nil {
 		return nil, &Error{Op: "get", Host: key.String(), Err: err}
 	}
@@ -317,7 +369,11 @@ func (c *Cache) Len() int {
 	return len(c.entries)
 }
 
-func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
+// get returns the rules in force for key, fetching them first when they
+// are missing or expired. v, when not nil, receives what the entry says
+// about reaching the host and, if this call started the fetch, its
+// duration.
+func (c *Cache) get(ctx context.Context, key hostKey, v *Verdict) (*Rules, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -332,16 +388,21 @@ func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
 		c.unlink(e)
 		c.pushFront(e)
 	}
+	started := false
 	if e.fetching == nil && (e.rules == nil || !c.opts.Now().Before(e.expires)) {
 		e.fetching = make(chan struct{})
 		c.stats.Fetches++
 		c.wg.Add(1)
+		started = true
 		go c.refresh(e, e.fetching)
 	}
 	c.evict()
 	if e.fetching == nil {
 		r := e.rules
 		c.stats.Hits++
+		if v != nil && e.unreachable {
+			v.Unreachable, v.Err = true, e.lastErr
+		}
 		c.mu.Unlock()
 		return r, nil
 	}
@@ -358,6 +419,14 @@ func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
 	}
 	c.mu.Lock()
 	r, closed := e.rules, c.closed
+	if v != nil {
+		if e.unreachable {
+			v.Unreachable, v.Err = true, e.lastErr
+		}
+		if started {
+			v.Fetched, v.FetchTime = true, e.lastTook
+		}
+	}
 	c.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
@@ -369,11 +438,14 @@ func (c *Cache) get(ctx context.Context, key hostKey) (*Rules, error) {
 func (c *Cache) refresh(e *entry, done chan struct{}) {
 	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.FetchTimeout)
-	r, outcome := c.fetch(ctx, e.key)
+	start := time.Now()
+	r, outcome, ferr := c.fetch(ctx, e.key)
+	took := time.Since(start)
 	cancel()
 	now := c.opts.Now()
 
 	c.mu.Lock()
+	e.lastTook, e.lastErr, e.unreachable = took, ferr, false
 	if outcome != unreachable {
 		if outcome == unavailable {
 			c.stats.Unavailable++
@@ -396,6 +468,7 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 			c.stats.Fallbacks++
 		default:
 			e.rules = disallowAllRules
+			e.unreachable = true
 		}
 		e.expires = now.Add(c.opts.ErrorTTL)
 	}
@@ -412,32 +485,37 @@ const (
 	unreachable                // 5xx, 429, network failure
 )
 
-// fetch gets the robots.txt of key, following up to MaxRedirects redirects.
-func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome) {
+// fetch gets the robots.txt of key, following up to MaxRedirects
+// redirects. err is the network failure when the outcome is unreachable
+// for want of an answer.
+func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome, error) {
 	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
 	for hop := 0; ; hop++ {
 		resp, err := c.opts.Fetch(ctx, target.String())
 		if err != nil || resp == nil {
-			return disallowAllRules, unreachable
+			if err == nil {
+				err = errNoResponse
+			}
+			return disallowAllRules, unreachable, err
 		}
 		switch s := resp.Status; {
 		case s >= 200 && s < 300:
-			return Parse(s, resp.Body), fetched
+			return Parse(s, resp.Body), fetched, nil
 		case s >= 300 && s < 400:
 			if hop >= c.opts.MaxRedirects || resp.Location == "" {
-				return allowAllRules, unavailable // §2.3.1.2
+				return allowAllRules, unavailable, nil // §2.3.1.2
 			}
 			next, err := target.Parse(resp.Location)
 			if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
-				return allowAllRules, unavailable
+				return allowAllRules, unavailable, nil
 			}
 			target = next
 		case s == 429 || s >= 500 && s < 600:
-			return disallowAllRules, unreachable
+			return disallowAllRules, unreachable, nil
 		case s >= 400 && s < 500:
-			return allowAllRules, unavailable
+			return allowAllRules, unavailable, nil
 		default:
-			return disallowAllRules, unreachable
+			return disallowAllRules, unreachable, nil
 		}
 	}
 }

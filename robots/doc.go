@@ -5,7 +5,7 @@
 //	r := robots.Parse(200, body)
 //	if r.Allowed("ExampleBot", "/path?query") { ... }
 //
-//	c := robots.NewCache(&robots.Options{Agent: "ExampleBot", Fetch: robots.FromFetcher(fetcher)})
+//	c := robots.NewCache(&robots.Options{Agent: "ExampleBot", Fetch: fetch.RobotsFetch(fetcher)})
 //	defer c.Close()
 //	ok, err := c.Allowed(ctx, u)  // fetches http(s)://host/robots.txt once per 24 h
 //	delay, capped := c.Delay(u.Host)
@@ -61,7 +61,7 @@
 // and evictions.
 //
 // The Cache fetches through a FetchFunc: HTTPFetch over a net/http client by
-// default, or FromFetcher over the crawler's fetch.Fetcher so that robots.txt
+// default, or fetch.RobotsFetch over the crawler's fetch.Fetcher so that robots.txt
 // requests pass the same address guard and limits as pages.
 //
 // # Crawl-delay

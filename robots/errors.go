@@ -15,7 +15,7 @@ var (
 
 // Error records a Cache operation that failed and the host it was for.
 type Error struct {
-	Op   string // "allowed", "get"
+	Op   string // "allowed", "check", "get"
 	Host string // scheme://host[:port] the robots.txt belongs to
 	Err  error
 }
@@ -25,3 +25,7 @@ func (e *Error) Error() string { return "robots: " + e.Op + " " + e.Host + ": " 
 
 // Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
+
+// errNoResponse stands for a FetchFunc that returned neither a response
+// nor an error.
+var errNoResponse = errors.New("robots: fetch returned no response")

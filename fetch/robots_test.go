@@ -1,4 +1,4 @@
-package robots_test
+package fetch_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/crawlkit/crawlkit/robots"
 )
 
-func parse(t *testing.T, s string) *url.URL {
+func parseURL(t *testing.T, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)
 	if err != nil {
@@ -23,16 +23,16 @@ func parse(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// FromFetcher over the in-memory fetch.Static: redirects are followed by the
+// RobotsFetch over the in-memory fetch.Static: redirects are followed by the
 // Cache from the Location the fetcher resolved.
-func TestFromFetcherStatic(t *testing.T) {
+func TestRobotsFetchStatic(t *testing.T) {
 	static := fetch.Static{
-		"http://a.test/robots.txt":      {Status: 301, Location: parse(t, "http://b.test/robots.txt")},
+		"http://a.test/robots.txt":      {Status: 301, Location: parseURL(t, "http://b.test/robots.txt")},
 		"http://b.test/robots.txt":      {Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n")},
 		"http://down.test/robots.txt":   {Status: 503},
 		"http://absent.test/robots.txt": {Status: 404},
 	}
-	c := robots.NewCache(&robots.Options{Fetch: robots.FromFetcher(static)})
+	c := robots.NewCache(&robots.Options{Fetch: fetch.RobotsFetch(static)})
 	defer c.Close()
 	tests := []struct {
 		url  string
@@ -42,14 +42,14 @@ func TestFromFetcherStatic(t *testing.T) {
 		{"http://down.test/y", false}, {"http://absent.test/x", true},
 	}
 	for _, tt := range tests {
-		if got, err := c.Allowed(context.Background(), parse(t, tt.url)); err != nil || got != tt.want {
+		if got, err := c.Allowed(context.Background(), parseURL(t, tt.url)); err != nil || got != tt.want {
 			t.Errorf("Allowed(%s) = %v, %v; want %v", tt.url, got, err, tt.want)
 		}
 	}
 }
 
-// FromFetcher over the real fetch.HTTP against a loopback server.
-func TestFromFetcherHTTP(t *testing.T) {
+// RobotsFetch over the real fetch.HTTP against a loopback server.
+func TestRobotsFetchHTTP(t *testing.T) {
 	var (
 		mu     sync.Mutex
 		agents []string
@@ -68,10 +68,10 @@ func TestFromFetcherHTTP(t *testing.T) {
 	defer srv.Close()
 	f := fetch.NewHTTP(fetch.Options{AllowPrivate: true, UserAgent: "crawlkit/test"})
 	defer f.Close()
-	c := robots.NewCache(&robots.Options{Fetch: robots.FromFetcher(f)})
+	c := robots.NewCache(&robots.Options{Fetch: fetch.RobotsFetch(f)})
 	defer c.Close()
 	for path, want := range map[string]bool{"/private/a": false, "/public": true} {
-		if got, err := c.Allowed(context.Background(), parse(t, srv.URL+path)); err != nil || got != want {
+		if got, err := c.Allowed(context.Background(), parseURL(t, srv.URL+path)); err != nil || got != want {
 			t.Errorf("Allowed(%s) = %v, %v; want %v", path, got, err, want)
 		}
 	}
@@ -82,11 +82,11 @@ func TestFromFetcherHTTP(t *testing.T) {
 	}
 }
 
-func TestFromFetcherErrors(t *testing.T) {
+func TestRobotsFetchErrors(t *testing.T) {
 	failing := fetch.FetcherFunc(func(context.Context, *fetch.Request) (*fetch.Response, error) {
 		return nil, errors.New("connection reset")
 	})
-	fn := robots.FromFetcher(failing)
+	fn := fetch.RobotsFetch(failing)
 	if _, err := fn(context.Background(), "http://a.test/robots.txt"); err == nil {
 		t.Error("fetch error lost")
 	}
@@ -95,7 +95,7 @@ func TestFromFetcherErrors(t *testing.T) {
 	}
 	c := robots.NewCache(&robots.Options{Fetch: fn})
 	defer c.Close()
-	if ok, err := c.Allowed(context.Background(), parse(t, "http://a.test/x")); err != nil || ok {
+	if ok, err := c.Allowed(context.Background(), parseURL(t, "http://a.test/x")); err != nil || ok {
 		t.Errorf("network failure: Allowed = %v, %v; want false (complete disallow)", ok, err)
 	}
 }
