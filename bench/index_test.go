@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 
 	"github.com/crawlkit/crawlkit/index"
 	"github.com/crawlkit/crawlkit/index/indextest"
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 // The same collection and query log for both libraries: 10,000 generated
@@ -146,9 +146,9 @@ func BenchmarkIndexBuild(b *testing.B) {
 			b.StopTimer()
 			before := heapInUse()
 			b.StartTimer()
-			c := cpuTime()
+			c := cputime.Now()
 			s := buildCrawlkit(docs)
-			cpu += cpuTime() - c
+			cpu += cputime.Now() - c
 			b.StopTimer()
 			heap = float64(heapInUse()-before) / float64(len(docs))
 			runtime.KeepAlive(s)
@@ -167,10 +167,12 @@ func BenchmarkIndexBuild(b *testing.B) {
 			b.StopTimer()
 			before := heapInUse()
 			b.StartTimer()
-			start, c := time.Now(), cpuTime()
+			// CPU time counts every thread of the process, so bleve's
+			// background goroutines count too.
+			start, c := time.Now(), cputime.Now()
 			idx := buildBleve(b, docs)
 			elapsed += time.Since(start)
-			cpu += cpuTime() - c
+			cpu += cputime.Now() - c
 			b.StopTimer()
 			heap = float64(heapInUse()-before) / float64(len(docs))
 			idx.Close()
@@ -191,15 +193,6 @@ func reportLatency(b *testing.B, d []time.Duration) {
 	b.ReportMetric(at(.5), "p50-ns/query")
 	b.ReportMetric(at(.9), "p90-ns/query")
 	b.ReportMetric(at(.99), "p99-ns/query")
-}
-
-// cpuTime is the CPU time used so far by the whole process (all threads,
-// so bleve's background goroutines count too): a measure that the other
-// processes sharing the machine disturb less than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkIndexQuery runs the query log (OR, top 10, title loaded) and

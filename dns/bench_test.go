@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/dns/dnstest"
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 // BenchmarkCacheHit measures a lookup answered from the cache: the path
@@ -27,7 +28,7 @@ func BenchmarkCacheHit(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
-		cpu0 := cpuTime()
+		cpu0 := cputime.Now()
 		for b.Loop() {
 			addrs, err := r.LookupNetIP(ctx, hosts[i&1023])
 			if err != nil || len(addrs) != 1 {
@@ -41,7 +42,7 @@ func BenchmarkCacheHit(b *testing.B) {
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		var seq atomic.Uint64
-		cpu0 := cpuTime()
+		cpu0 := cputime.Now()
 		b.RunParallel(func(pb *testing.PB) {
 			i := int(seq.Add(97))
 			for pb.Next() {
@@ -77,7 +78,7 @@ func BenchmarkCacheMiss(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(64)
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					name := names[next.Add(1)-1]
@@ -88,7 +89,7 @@ func BenchmarkCacheMiss(b *testing.B) {
 				}
 			})
 			b.StopTimer()
-			if cpu := cpuTime() - cpu0; cpu > 0 {
+			if cpu := cputime.Now() - cpu0; cpu > 0 {
 				// Client and in-process server together: what the lookups
 				// would reach on an otherwise idle machine, per core.
 				b.ReportMetric(float64(b.N)/cpu.Seconds(), "lookups/cpu-s")
@@ -105,7 +106,7 @@ func BenchmarkCacheMiss(b *testing.B) {
 // ns/op it does not count time the benchmark waited for a CPU that other
 // processes held.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if cpu := cpuTime() - cpu0; cpu > 0 && cpu0 > 0 {
+	if cpu := cputime.Now() - cpu0; cpu > 0 && cpu0 > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

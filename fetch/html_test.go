@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	xhtml "golang.org/x/net/html"
+
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 type wantLink struct{ url, text, rel, tag string }
@@ -293,7 +295,7 @@ func BenchmarkHTML(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(n)
 	links := 0
-	cpu := cpuTime()
+	cpu := cputime.Now()
 	for b.Loop() {
 		for _, page := range pages {
 			links += len(p.ParseBytes(page, base).Links)
@@ -309,7 +311,7 @@ func BenchmarkHTMLTokenizer(b *testing.B) {
 	pages, n := loadBenchPages(b)
 	b.ReportAllocs()
 	b.SetBytes(n)
-	cpu := cpuTime()
+	cpu := cputime.Now()
 	for b.Loop() {
 		for _, page := range pages {
 			z := xhtml.NewTokenizer(bytes.NewReader(page))
@@ -323,7 +325,7 @@ func BenchmarkHTMLTokenizer(b *testing.B) {
 // reportCPU reports throughput per CPU-second of the process (GC included),
 // which stays meaningful when other processes share the cores.
 func reportCPU(b *testing.B, bytesPerOp int64, start time.Duration) {
-	if d := cpuTime() - start; start > 0 && d > 0 {
+	if d := cputime.Now() - start; start > 0 && d > 0 {
 		b.ReportMetric(float64(bytesPerOp)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crawlkit/crawlkit/frontier"
 	"github.com/crawlkit/crawlkit/frontier/frontiertest"
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 // benchURL returns the URL of page i on host h; the politeness key
@@ -87,7 +88,7 @@ func benchCycle(b *testing.B, impl string) {
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	one := make([]frontier.URL, 1) // a crawler passes its links as a slice
 	for i := 0; i < b.N; i++ {
 		one[0] = frontier.URL{URL: more[i&(1<<16-1)], Depth: i % 5}
@@ -106,7 +107,7 @@ func benchCycle(b *testing.B, impl string) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/cycle")
 	// CPU time, GC included: the figure that holds on a shared machine
 	// (run with GOMAXPROCS=1 for "one core").
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/cycle")
+	b.ReportMetric(float64((cputime.Now()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/cycle")
 	if st := m.Stats(); st.Queued != n {
 		b.Fatalf("queued %d, want %d", st.Queued, n)
 	}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 func TestCanonical(t *testing.T) {
@@ -169,7 +171,7 @@ func BenchmarkCanonical(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(n / len(typicalURLs)))
-	cpu := cpuTime()
+	cpu := cputime.Now()
 	for i := 0; b.Loop(); i++ {
 		if _, err := Canonical(typicalURLs[i%len(typicalURLs)]); err != nil {
 			b.Fatal(err)
@@ -182,7 +184,7 @@ func BenchmarkCanonical(b *testing.B) {
 // net/url round trip, which normalizes far less.
 func BenchmarkParseString(b *testing.B) {
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Now()
 	for i := 0; b.Loop(); i++ {
 		u, err := url.Parse(typicalURLs[i%len(typicalURLs)])
 		if err != nil {
@@ -197,7 +199,7 @@ func BenchmarkResolve(b *testing.B) {
 	base := mustParse(b, "http://www.example.com/a/b/c.html")
 	refs := []string{"../d/e.html", "/x?y=1", "https://other.example.org/", "f.html#frag", "  g h.html "}
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Now()
 	for i := 0; b.Loop(); i++ {
 		if _, err := Resolve(base, refs[i%len(refs)]); err != nil {
 			b.Fatal(err)
@@ -209,7 +211,7 @@ func BenchmarkResolve(b *testing.B) {
 // reportCPU reports the process CPU time per URL, which stays meaningful
 // when other processes share the cores (ns/op is wall time).
 func reportCPU(b *testing.B, start time.Duration) {
-	if d := cpuTime() - start; start > 0 && d > 0 {
+	if d := cputime.Now() - start; start > 0 && d > 0 {
 		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/url")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 // BenchmarkSharedSequential decodes all of cnr-2000 sequentially.
@@ -16,7 +18,7 @@ func BenchmarkSharedSequential(b *testing.B) {
 	b.SetBytes(int64(g.StreamBits() / 8))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	var arcs int64
 	for i := 0; i < b.N; i++ {
 		it := g.NodeIterator()
@@ -28,7 +30,7 @@ func BenchmarkSharedSequential(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(arcs), "ns/arc")
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(arcs), "cpu-ns/arc")
+	b.ReportMetric(float64((cputime.Now()-cpu0).Nanoseconds())/float64(arcs), "cpu-ns/arc")
 	b.ReportMetric(float64(g.StreamBits())/float64(g.NumArcs()), "bits/link")
 }
 
@@ -41,7 +43,7 @@ func BenchmarkSharedParallel(b *testing.B) {
 	b.SetBytes(int64(g.StreamBits() / 8))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	var arcs atomic.Int64
 	for i := 0; i < b.N; i++ {
 		its, err := g.SplitNodeIterators(p)
@@ -66,7 +68,7 @@ func BenchmarkSharedParallel(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(arcs.Load()), "ns/arc")
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(arcs.Load()), "cpu-ns/arc")
+	b.ReportMetric(float64((cputime.Now()-cpu0).Nanoseconds())/float64(arcs.Load()), "cpu-ns/arc")
 	b.ReportMetric(float64(p), "goroutines")
 }
 
@@ -80,7 +82,7 @@ func BenchmarkSharedRandomAccess(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	var arcs int64
 	var buf []int
 	var err error
@@ -91,7 +93,7 @@ func BenchmarkSharedRandomAccess(b *testing.B) {
 		arcs += int64(len(buf))
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(arcs, 1)), "ns/arc")
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(max(arcs, 1)), "cpu-ns/arc")
+	b.ReportMetric(float64((cputime.Now()-cpu0).Nanoseconds())/float64(max(arcs, 1)), "cpu-ns/arc")
 	b.ReportMetric(float64(g.OffsetsBits())/float64(g.NumNodes()), "offset-bits/node")
 }
 

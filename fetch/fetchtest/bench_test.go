@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/internal/cputime"
 )
 
 // BenchmarkServe measures serving throughput over loopback: parallel clients
@@ -24,7 +25,7 @@ func BenchmarkServe(b *testing.B) {
 	b.SetParallelism(8) // a crawler keeps many fetches in flight
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			u := pages[int(next.Add(1))%len(pages)]
@@ -38,7 +39,7 @@ func BenchmarkServe(b *testing.B) {
 			bytes.Add(n)
 		}
 	})
-	el, cpu := time.Since(start), cpuTime()-cpu0
+	el, cpu := time.Since(start), cputime.Now()-cpu0
 	b.ReportMetric(float64(b.N)/el.Seconds(), "req/s")
 	if cpu > 0 {
 		// Client and server share the process: this is the cost of both.

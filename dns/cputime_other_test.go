@@ -1,8 +1,0 @@
-//go:build !unix
-
-package dns
-
-import "time"
-
-// cpuTime is not measured on this platform; benchmarks skip the metric.
-func cpuTime() time.Duration { return 0 }

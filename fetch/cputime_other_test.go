@@ -1,9 +1,0 @@
-//go:build !unix
-
-package fetch
-
-import "time"
-
-// cpuTime is not measured on this platform; benchmarks then skip the
-// per-CPU-second metric.
-func cpuTime() time.Duration { return 0 }
