@@ -81,3 +81,27 @@ func ExampleURLFilter() {
 	// reject pattern http://shop.test/item?id=7&PHPSESSID=abc
 	// reject scheme mailto:someone@shop.test
 }
+
+// ExampleExtensions extends the default list of extensions that are not
+// pages: a crawler that wants no PDFs either refuses them along with
+// images, media and archives, case-insensitively.
+func ExampleExtensions() {
+	noPDF := frontier.Extensions(append(frontier.NonPageExtensions(), ".pdf"))
+	for _, raw := range []string{
+		"http://a.test/report.pdf",
+		"http://a.test/logo.PNG",
+		"http://a.test/page.html",
+	} {
+		u, _ := url.Parse(raw)
+		if err := noPDF.Filter(u); err != nil {
+			r, _ := frontier.ReasonOf(err)
+			fmt.Println("reject", r, raw)
+			continue
+		}
+		fmt.Println("accept", raw)
+	}
+	// Output:
+	// reject extension http://a.test/report.pdf
+	// reject extension http://a.test/logo.PNG
+	// accept http://a.test/page.html
+}
