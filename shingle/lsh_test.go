@@ -158,10 +158,14 @@ func TestLSHRecall(t *testing.T) {
 }
 
 func TestSimhashIndex(t *testing.T) {
-	for _, tc := range []struct{ k, blocks int }{{3, 0}, {3, 6}, {0, 0}, {6, 8}} {
+	// tables is C(blocks, k), blocks defaulting to k+1.
+	for _, tc := range []struct{ k, blocks, tables int }{{3, 0, 4}, {3, 6, 20}, {0, 0, 1}, {6, 8, 28}} {
 		x, err := shingle.NewSimhashIndex(tc.k, tc.blocks)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got := x.Tables(); got != tc.tables {
+			t.Errorf("k=%d blocks=%d: Tables() = %d, want %d", tc.k, tc.blocks, got, tc.tables)
 		}
 		r := rand.New(rand.NewPCG(uint64(tc.k), uint64(tc.blocks)))
 		var fps []uint64
