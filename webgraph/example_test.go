@@ -2,6 +2,7 @@ package webgraph_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,27 @@ func Example() {
 	// Output:
 	// 34 arcs in 334 bits; row 4: [1 4 8 16 25 36 49 64]
 	// [http://www.mit.edu/ http://www.stanford.edu/alchemy]
+}
+
+// ExampleOutURLs asks a connectivity store the two questions of the
+// book's §20.4, by URL: which pages a page links to, and which link to it.
+func ExampleOutURLs() {
+	s := webgraph.NewMemStore([]webgraph.Link{
+		{Src: "http://a.test/", Dst: "http://a.test/about"},
+		{Src: "http://a.test/", Dst: "http://b.test/"},
+		{Src: "http://b.test/", Dst: "http://a.test/about"},
+	})
+	out, _ := webgraph.OutURLs(s, "http://a.test/")
+	in, _ := webgraph.InURLs(s, "http://a.test/about")
+	fmt.Println("a.test/ links to", out)
+	fmt.Println("a.test/about is linked from", in)
+	if _, err := webgraph.OutURLs(s, "http://c.test/"); errors.Is(err, webgraph.ErrUnknownURL) {
+		fmt.Println("c.test/ is not in the graph")
+	}
+	// Output:
+	// a.test/ links to [http://a.test/about http://b.test/]
+	// a.test/about is linked from [http://a.test/ http://b.test/]
+	// c.test/ is not in the graph
 }
 
 // ExampleBVGraph_SplitNodeIterators counts the arcs of a graph with two
