@@ -203,6 +203,33 @@ func TestBitsAcrossWords(t *testing.T) {
 	}
 }
 
+// TestWriteBit writes single bits across a word boundary, only the low
+// bit of each argument, and reads them back with ReadBit.
+func TestWriteBit(t *testing.T) {
+	w := NewWriter(nil)
+	var want strings.Builder
+	for i := range uint64(70) {
+		b := i*0x9e3779b97f4a7c15>>61 | 0xf0 // the high bits must be ignored
+		if n := w.WriteBit(b); n != 1 {
+			t.Fatalf("WriteBit returned %d bits, want 1", n)
+		}
+		want.WriteByte('0' + byte(b&1))
+	}
+	w.Close()
+	if got := bitsOf(w.Bytes(), 70); got != want.String() {
+		t.Fatalf("bits\n got %s\nwant %s", got, want.String())
+	}
+	r := NewReader(w.Bytes())
+	for i := range 70 {
+		if got := r.ReadBit(); got != uint64(want.String()[i]-'0') {
+			t.Fatalf("bit %d: ReadBit = %d", i, got)
+		}
+	}
+	if w.WrittenBits() != 70 || r.Err() != nil {
+		t.Fatalf("written %d bits, read error %v", w.WrittenBits(), r.Err())
+	}
+}
+
 func TestOverrunIsSticky(t *testing.T) {
 	for _, c := range codecs {
 		t.Run(c.name, func(t *testing.T) {
