@@ -40,6 +40,8 @@ type Searcher struct {
 	timeout time.Duration
 }
 
+var _ index.Searcher = (*Searcher)(nil)
+
 // NewSearcher returns a Searcher over the index shards of nodes served
 // on t; timeout bounds each shard's answer (0 means 5 s).
 func NewSearcher(t Transport, nodes []string, timeout time.Duration) *Searcher {
