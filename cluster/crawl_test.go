@@ -277,8 +277,11 @@ func (tc *testCluster) check(ring *Ring, ref map[string]int, allowTwice func(pag
 }
 
 // TestCrawlThreeNodes crawls a simulated web with three nodes on an
-// embedded NATS server and compares with one crawler: issue 11's "done
-// when" list.
+// embedded NATS server and compares with one crawler: every host fetched
+// by its owner only, no page fetched twice, the same pages as one crawler,
+// duplicate content recognised across nodes, and a broker over the three
+// index shards that ranks like one index of all pages (and answers
+// partially when a node is gone).
 func TestCrawlThreeNodes(t *testing.T) {
 	web := simWeb()
 	defer web.Close()
