@@ -1,0 +1,5 @@
+//go:build !race
+
+package graphtest
+
+const raceEnabled = false
