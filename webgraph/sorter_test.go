@@ -39,6 +39,7 @@ func TestTransposeSmallBatches(t *testing.T) {
 // compares with Java's cnr-2000-t files.
 func TestSharedTransposeBitForBit(t *testing.T) {
 	skipUnderRace(t)
+	needShared(t, "cnr-2000-t")
 	g := openShared(t, "cnr-2000")
 	p := g.Properties()
 	o := optionsFromProperties(&p)
