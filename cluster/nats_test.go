@@ -72,7 +72,7 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 			StoreDir: t.TempDir(), Name: fmt.Sprintf("s%d", i),
 			Cluster: "crawlkit-test", ClusterAddr: fmt.Sprintf("127.0.0.1:%d", p), Routes: routes,
 			// Three JetStream servers starting under -race beside other
-			// test binaries took over 10 s once in session 6.
+			// test binaries can take over 10 s on a loaded machine.
 			ReadyTimeout: time.Minute,
 		})
 		if err != nil {
