@@ -1,15 +1,20 @@
 package warc
 
 import (
-	"bufio"
+	"bytes"
+	"cmp"
 	"compress/gzip"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,26 +24,30 @@ var ErrClosed = errors.New("warc: writer closed")
 
 // RecordWriter writes records to one stream, each record its own gzip
 // member when compression is on (so a reader can seek to any record).
-// It is not safe for concurrent use.
+// Each record (or its gzip member) is assembled in memory and handed to the
+// stream in one Write call, so that a process killed while writing to a
+// file leaves at most one torn record, at the end, and none when the record fits in one page of the file: Linux stops
+// a killed process's write only between pages. It is not safe for
+// concurrent use.
 type RecordWriter struct {
 	w    io.Writer
 	gz   *gzip.Writer
-	bw   *bufio.Writer
-	n    int64 // bytes written to w
+	buf  bytes.Buffer // the record, or its gzip member, as it is written
+	n    int64        // bytes written to w
 	zip  bool
 	hbuf []byte
 }
 
+// maxKeptBuffer bounds the record buffer a RecordWriter keeps between
+// records, so that one huge record does not pin its size in memory.
+const maxKeptBuffer = 1 << 20
+
 // NewRecordWriter returns a RecordWriter on w; gzipped selects one gzip
 // member per record (the ".warc.gz" convention).
 func NewRecordWriter(w io.Writer, gzipped bool) *RecordWriter {
-	rw := &RecordWriter{zip: gzipped}
-	rw.w = &countWriter{w: w, n: &rw.n}
+	rw := &RecordWriter{w: w, zip: gzipped}
 	if gzipped {
-		rw.gz, _ = gzip.NewWriterLevel(rw.w, gzip.DefaultCompression)
-		rw.bw = bufio.NewWriterSize(rw.gz, 32<<10)
-	} else {
-		rw.bw = bufio.NewWriterSize(rw.w, 32<<10)
+		rw.gz, _ = gzip.NewWriterLevel(&rw.buf, gzip.DefaultCompression)
 	}
 	return rw
 }
@@ -49,7 +58,8 @@ func (rw *RecordWriter) Offset() int64 { return rw.n }
 
 // Write writes r, filling in WARC-Record-ID, WARC-Date and Content-Length
 // when they are missing (Content-Length is always set from the block), and
-// sets r.Offset.
+// sets r.Offset. Cost: one copy (or compression) of the record into a
+// reused buffer, and one Write on the stream.
 func (rw *RecordWriter) Write(r *Record) error {
 	if r.Header.Get(FieldType) == "" {
 		return &Error{Op: "write", Err: errors.New("record has no WARC-Type")}
@@ -62,9 +72,6 @@ func (rw *RecordWriter) Write(r *Record) error {
 	}
 	r.Header.Set(FieldContentLength, strconv.Itoa(len(r.Block)))
 	r.Offset = rw.n
-	if rw.zip {
-		rw.gz.Reset(rw.w)
-	}
 	b := append(rw.hbuf[:0], Version...)
 	b = append(b, "\r\n"...)
 	for _, f := range r.Header.fields {
@@ -77,23 +84,30 @@ func (rw *RecordWriter) Write(r *Record) error {
 		b = append(b, "\r\n"...)
 	}
 	b = append(b, "\r\n"...)
+	h := len(b)
+	b = append(b, "\r\n\r\n"...) // the record's end, written after the block
 	rw.hbuf = b
-	if _, err := rw.bw.Write(b); err != nil {
-		return &Error{Op: "write", Err: err}
-	}
-	if _, err := rw.bw.Write(r.Block); err != nil {
-		return &Error{Op: "write", Err: err}
-	}
-	if _, err := rw.bw.WriteString("\r\n\r\n"); err != nil {
-		return &Error{Op: "write", Err: err}
-	}
-	if err := rw.bw.Flush(); err != nil {
-		return &Error{Op: "write", Err: err}
-	}
+	rw.buf.Reset()
+	// Writes to a bytes.Buffer, and so to a gzip.Writer on one, cannot
+	// fail.
 	if rw.zip {
-		if err := rw.gz.Close(); err != nil {
-			return &Error{Op: "write", Err: err}
-		}
+		rw.gz.Reset(&rw.buf)
+		rw.gz.Write(b[:h])
+		rw.gz.Write(r.Block)
+		rw.gz.Write(b[h:])
+		rw.gz.Close()
+	} else {
+		rw.buf.Write(b[:h])
+		rw.buf.Write(r.Block)
+		rw.buf.Write(b[h:])
+	}
+	n, err := rw.w.Write(rw.buf.Bytes())
+	rw.n += int64(n)
+	if rw.buf.Cap() > maxKeptBuffer {
+		rw.buf = bytes.Buffer{}
+	}
+	if err != nil {
+		return &Error{Op: "write", Err: err}
 	}
 	return nil
 }
@@ -118,17 +132,6 @@ func validField(name, value string) bool {
 	return true
 }
 
-type countWriter struct {
-	w io.Writer
-	n *int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	*c.n += int64(n)
-	return n, err
-}
-
 // WriterOptions configures a Writer. The zero value of each field means its
 // default.
 type WriterOptions struct {
@@ -137,7 +140,9 @@ type WriterOptions struct {
 	// Prefix starts every file name; default "crawlkit".
 	Prefix string
 	// MaxFileSize rotates to a new file once a file reaches this many
-	// bytes; default 1 GiB (the WARC 1.1 annex recommendation).
+	// bytes; default 1 GiB (the WARC 1.1 annex recommendation). It is a
+	// soft limit: rotation happens only before a write, never between the
+	// records of one exchange, so a file can exceed it by one exchange.
 	MaxFileSize int64
 	// Uncompressed writes ".warc" files instead of ".warc.gz" with one gzip
 	// member per record; default false.
@@ -146,30 +151,55 @@ type WriterOptions struct {
 	// "crawlkit".
 	Software string
 	// Info adds fields to each file's warcinfo record (e.g. "operator",
-	// "robots": "obey"), written in sorted key order.
+	// "robots": "obey"), written in sorted key order. It cannot replace
+	// the crawlkit-series field the Writer records there.
 	Info map[string]string
-	// Now is the clock for WARC-Date; default time.Now.
+	// Now is the clock for WARC-Date and for the timestamps in file names;
+	// default time.Now.
 	Now func() time.Time
 }
 
 // Writer writes records into a series of WARC files in a directory,
 // starting each file with a warcinfo record and rotating by size. It is
-// safe for concurrent use; records are written whole, one at a time.
+// safe for concurrent use; records are written whole, one write (a Write,
+// or the records of a WriteExchange) at a time.
+//
+// Files are named Prefix-YYYYMMDDhhmmss-NNNNN.warc.gz (".warc" when
+// Uncompressed): the UTC time the file was created, then a sequence
+// number. Names never collide and sort in write order, across restarts
+// too: a new Writer continues after the highest sequence number of its
+// prefix in Dir, a file is created only if its name is free (the next
+// number is tried otherwise), and a timestamp never goes back before the
+// latest one in Dir, should the clock do so. The timestamp is the file's
+// creation time rather than the Writer's start so that the names of one
+// long crawl still sort by time past 99999 files.
+//
+// Every write lands in one file, all of it or (after an error) none of it.
 type Writer struct {
 	opts WriterOptions
 
 	mu     sync.Mutex
+	series string // the identity of the series of files, in every warcinfo record
 	f      *os.File
 	rw     *RecordWriter
-	seq    int
+	name   string // base name of the file Position names; "" before any
+	end    int64  // offset in name after the last complete write
+	last   int64  // offset in name where that write began
+	seq    int    // sequence number to try for the next file
+	stamp  string // the latest timestamp of a file name in Dir
 	files  []string
 	infoID string
+	wrote  bool  // a record was written: Rewind is no longer allowed
+	err    error // a failed write could not be undone: every write fails
 	closed bool
-	stamp  string
 }
 
+// stampLayout is the time format in file names.
+const stampLayout = "20060102150405"
+
 // NewWriter creates opts.Dir if needed and returns a Writer. The first file
-// is created with the first record.
+// is created with the first record. Cost: one listing of opts.Dir, to
+// continue the sequence numbers of files already there.
 func NewWriter(opts WriterOptions) (*Writer, error) {
 	if opts.Dir == "" {
 		return nil, &Error{Op: "open", Err: errors.New("WriterOptions.Dir is empty")}
@@ -189,10 +219,20 @@ func NewWriter(opts WriterOptions) (*Writer, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	return &Writer{opts: opts, stamp: opts.Now().UTC().Format("20060102150405")}, nil
+	w := &Writer{opts: opts, series: newSeries()}
+	files, err := listFiles(opts.Dir, opts.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		w.seq = max(w.seq, f.seq+1)
+		w.stamp = max(w.stamp, f.stamp)
+	}
+	return w, nil
 }
 
-// Files returns the paths of the files written so far, oldest first.
+// Files returns the paths of the files this Writer created, oldest first.
+// Safe for concurrent use; O(files).
 func (w *Writer) Files() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -201,18 +241,30 @@ func (w *Writer) Files() []string {
 
 // Write writes one record, rotating first if the current file is full. It
 // sets WARC-Warcinfo-ID to the current file's warcinfo record. The record's
-// Offset is set; Location reports the file.
+// Offset is set; the file is the last of Files. If the write fails, the
+// bytes of it that reached the file are cut off again. Safe for
+// concurrent use.
 func (w *Writer) Write(r *Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.writeLocked(r)
+	if err := w.begin(); err != nil {
+		return err
+	}
+	start := w.rw.Offset()
+	if err := w.writeLocked(r); err != nil {
+		w.undo(start)
+		return err
+	}
+	w.last, w.end = start, w.rw.Offset()
+	return nil
 }
 
 // WriteExchange writes a fetch as WARC's request, response and (when
 // metadata is not empty) metadata records, linked by WARC-Concurrent-To.
-// request and response are the raw HTTP messages; ip may be empty. All
-// three land in the same file. It returns the response record's file and
-// offset, for replay indexes.
+// request and response are the raw HTTP messages; ip may be empty. The
+// records land in one file, all of them or, if a write fails, none. It
+// returns the response record's file and offset, for replay indexes. Safe
+// for concurrent use.
 func (w *Writer) WriteExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string) (file string, offset int64, err error) {
 	return w.writeExchange(target, ip, date, request, response, metadata, "")
 }
@@ -228,7 +280,7 @@ func (w *Writer) WriteTruncatedExchange(target, ip string, date time.Time, reque
 func (w *Writer) writeExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string, truncated string) (file string, offset int64, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.rotateIfFull(); err != nil {
+	if err := w.begin(); err != nil {
 		return "", 0, err
 	}
 	d := date.UTC().Format(time.RFC3339)
@@ -248,12 +300,9 @@ func (w *Writer) writeExchange(target, ip string, date time.Time, request, respo
 	if truncated != "" {
 		resp.Header.Set(FieldTruncated, truncated)
 	}
-	if err := w.writeLocked(resp); err != nil {
-		return "", 0, err
-	}
-	file, offset = w.files[len(w.files)-1], resp.Offset
+	var req, meta *Record
 	if request != nil {
-		req := &Record{Block: request}
+		req = &Record{Block: request}
 		req.Header.Set(FieldType, TypeRequest)
 		req.Header.Set(FieldRecordID, NewRecordID())
 		req.Header.Set(FieldDate, d)
@@ -261,32 +310,51 @@ func (w *Writer) writeExchange(target, ip string, date time.Time, request, respo
 		req.Header.Set(FieldConcurrentTo, resp.ID())
 		req.Header.Set(FieldContentType, "application/http;msgtype=request")
 		req.Header.Set(FieldBlockDigest, Digest(request))
-		if err := w.writeLocked(req); err != nil {
-			return "", 0, err
-		}
 	}
 	if len(metadata) > 0 {
-		meta := &Record{Block: encodeFields(metadata)}
+		meta = &Record{Block: encodeFields(metadata)}
 		meta.Header.Set(FieldType, TypeMetadata)
 		meta.Header.Set(FieldRecordID, NewRecordID())
 		meta.Header.Set(FieldDate, d)
 		meta.Header.Set(FieldTargetURI, target)
 		meta.Header.Set(FieldConcurrentTo, resp.ID())
 		meta.Header.Set(FieldContentType, "application/warc-fields")
-		if err := w.writeLocked(meta); err != nil {
-			return "", 0, err
-		}
 	}
-	return file, offset, nil
+	start := w.rw.Offset()
+	err = w.writeLocked(resp)
+	if err == nil && req != nil {
+		err = w.writeLocked(req)
+	}
+	if err == nil && meta != nil {
+		err = w.writeLocked(meta)
+	}
+	if err != nil {
+		w.undo(start)
+		return "", 0, err
+	}
+	w.last, w.end = start, w.rw.Offset()
+	return w.files[len(w.files)-1], resp.Offset, nil
 }
 
-func (w *Writer) writeLocked(r *Record) error {
+// begin readies the Writer for a write: it fails if the Writer is closed
+// or broken, and opens the first file, or the next one when the current
+// file is full. It is the only place files rotate, so that a write's
+// records share a file.
+func (w *Writer) begin() error {
 	if w.closed {
 		return ErrClosed
 	}
-	if err := w.rotateIfFull(); err != nil {
-		return err
+	if w.err != nil {
+		return w.err
 	}
+	if w.rw != nil && w.rw.Offset() < w.opts.MaxFileSize {
+		return nil
+	}
+	return w.rotate()
+}
+
+// writeLocked writes r to the current file, which begin has opened.
+func (w *Writer) writeLocked(r *Record) error {
 	if w.infoID != "" && r.Header.Get(FieldWarcinfoID) == "" && r.Type() != TypeWarcinfo {
 		r.Header.Set(FieldWarcinfoID, w.infoID)
 	}
@@ -296,52 +364,92 @@ func (w *Writer) writeLocked(r *Record) error {
 	return w.rw.Write(r)
 }
 
-// rotateIfFull opens the first file, or the next one when the current
-// file has reached MaxFileSize.
-func (w *Writer) rotateIfFull() error {
-	if w.closed {
-		return ErrClosed
+// undo cuts the current file back to start, the offset a failed write
+// began at, so that no part of the write stays. If that fails too, the
+// Writer is broken: the file holds a partial write after the last
+// position, and writing on would bury it.
+func (w *Writer) undo(start int64) {
+	if w.rw.Offset() == start {
+		return
 	}
-	if w.rw != nil && w.rw.Offset() < w.opts.MaxFileSize {
-		return nil
+	err := w.f.Truncate(start)
+	if err == nil {
+		_, err = w.f.Seek(start, io.SeekStart)
 	}
+	if err != nil {
+		w.err = &Error{Op: "write", Err: fmt.Errorf("cutting off a failed write: %w", err)}
+		return
+	}
+	w.rw.n = start
+}
+
+// rotate closes the current file, if any, and creates the next one with
+// its warcinfo record.
+func (w *Writer) rotate() error {
 	if w.f != nil {
-		if err := w.f.Close(); err != nil {
+		err := w.f.Close()
+		w.f, w.rw = nil, nil
+		if err != nil {
 			return &Error{Op: "rotate", Err: err}
 		}
-		w.f, w.rw = nil, nil
 	}
 	ext := ".warc.gz"
 	if w.opts.Uncompressed {
 		ext = ".warc"
 	}
-	name := fmt.Sprintf("%s-%s-%05d%s", w.opts.Prefix, w.stamp, w.seq, ext)
-	w.seq++
-	path := filepath.Join(w.opts.Dir, name)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return &Error{Op: "rotate", Err: err}
+	stamp := max(w.opts.Now().UTC().Format(stampLayout), w.stamp)
+	var (
+		name, path string
+		f          *os.File
+	)
+	for tries := 0; ; tries++ {
+		name = fmt.Sprintf("%s-%s-%05d%s", w.opts.Prefix, stamp, w.seq, ext)
+		w.seq++
+		path = filepath.Join(w.opts.Dir, name)
+		var err error
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || tries == maxNameTries {
+			return &Error{Op: "rotate", Err: err}
+		}
 	}
-	w.f = f
-	w.rw = NewRecordWriter(f, !w.opts.Uncompressed)
-	w.files = append(w.files, path)
+	w.stamp = stamp
 
 	fields := map[string]string{"software": w.opts.Software, "format": "WARC File Format 1.1", "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"}
 	for k, v := range w.opts.Info {
 		fields[k] = v
 	}
+	fields[seriesField] = w.series
 	info := &Record{Block: encodeFields(fields)}
 	info.Header.Set(FieldType, TypeWarcinfo)
 	info.Header.Set(FieldRecordID, NewRecordID())
 	info.Header.Set(FieldDate, w.opts.Now().UTC().Format(time.RFC3339))
 	info.Header.Set(FieldFilename, name)
 	info.Header.Set(FieldContentType, "application/warc-fields")
+	rw := NewRecordWriter(f, !w.opts.Uncompressed)
+	if err := rw.Write(info); err != nil {
+		// The file holds no complete record: remove it, so that no reader
+		// meets its torn warcinfo record.
+		f.Close()
+		os.Remove(path)
+		return &Error{Op: "rotate", Err: err}
+	}
+	w.f, w.rw = f, rw
+	w.files = append(w.files, path)
 	w.infoID = info.ID()
-	return w.rw.Write(info)
+	w.name, w.last, w.end = name, 0, rw.Offset()
+	w.wrote = true
+	return nil
 }
 
+// maxNameTries bounds the names rotate tries when the next ones are
+// taken, by a Writer of the same prefix running beside this one.
+const maxNameTries = 1000
+
 // Close flushes and closes the current file. Further writes fail with
-// ErrClosed.
+// ErrClosed. Safe for concurrent use; costs one fsync.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -360,6 +468,77 @@ func (w *Writer) Close() error {
 		return &Error{Op: "close", Err: err}
 	}
 	return nil
+}
+
+// seriesField names the warcinfo field that holds a Writer's series, the
+// identity its files are recognised by.
+const seriesField = "crawlkit-series"
+
+// newSeries returns a fresh series identity: 16 random hex digits.
+func newSeries() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails since Go 1.24
+	return hex.EncodeToString(b[:])
+}
+
+// seriesFile is a file of a Writer's prefix, its name parsed.
+type seriesFile struct {
+	name  string
+	stamp string
+	seq   int
+}
+
+// listFiles returns the files of prefix in dir, by sequence number.
+func listFiles(dir, prefix string) ([]seriesFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &Error{Op: "open", Err: err}
+	}
+	var files []seriesFile
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		if stamp, seq, ok := parseName(prefix, e.Name()); ok {
+			files = append(files, seriesFile{e.Name(), stamp, seq})
+		}
+	}
+	slices.SortFunc(files, func(a, b seriesFile) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	return files, nil
+}
+
+// parseName parses a file name Writer makes for prefix:
+// prefix-YYYYMMDDhhmmss-N.warc or .warc.gz, N of up to 9 digits.
+func parseName(prefix, name string) (stamp string, seq int, ok bool) {
+	rest, ok := strings.CutPrefix(name, prefix+"-")
+	if !ok {
+		return "", 0, false
+	}
+	if r, gz := strings.CutSuffix(rest, ".warc.gz"); gz {
+		rest = r
+	} else if rest, ok = strings.CutSuffix(rest, ".warc"); !ok {
+		return "", 0, false
+	}
+	stamp, n, ok := strings.Cut(rest, "-")
+	if !ok || len(stamp) != len(stampLayout) || !digits(stamp) || n == "" || len(n) > 9 || !digits(n) {
+		return "", 0, false
+	}
+	seq, _ = strconv.Atoi(n)
+	return stamp, seq, true
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeFields encodes an application/warc-fields block, keys sorted so
