@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ab.sh compares a benchmark figure between git revisions by interleaved
-# runs, the way docs/BENCHMARKS.md's A/B figures were measured: it builds
+# runs, as docs/BENCHMARKS.md recommends for comparing revisions: it builds
 # one test binary per revision, runs them in turn N times (so that a change
 # in the machine's load affects all of them alike), and prints the minimum
 # and the median of the metric for each.
