@@ -55,6 +55,7 @@ type Reader struct {
 	err    error
 	single bool // gzip whole-file: member boundaries are not record boundaries
 	fresh  bool // gz is at the start of a member not yet read from
+	breaks int  // line feeds read after the last record's block (Repair)
 
 	memberStart int64 // compressed offset of the current gzip member
 }
@@ -81,7 +82,7 @@ func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
 		rd.zip, rd.fresh = true, true
 		rd.gz, err = gzip.NewReader(src)
 		if err != nil {
-			return nil, &Error{Op: "read", Err: fmt.Errorf("%w: gzip: %v", ErrFormat, err)}
+			return nil, &Error{Op: "read", Err: fmt.Errorf("%w: gzip: %w", ErrFormat, err)}
 		}
 		rd.gz.Multistream(false)
 		rd.br = bufio.NewReaderSize(rd.gz, 32<<10)
@@ -92,8 +93,9 @@ func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
 }
 
 // Next returns the next record, or io.EOF after the last. A malformed
-// record yields an *Error wrapping ErrFormat; the Reader then stops. The
-// returned record is the caller's.
+// record yields an *Error wrapping ErrFormat, and also io.ErrUnexpectedEOF
+// when the input ends inside the record (a torn tail, see Repair); the
+// Reader then stops. The returned record is the caller's.
 func (rd *Reader) Next() (*Record, error) {
 	if rd.err != nil {
 		return nil, rd.err
@@ -139,7 +141,7 @@ func (rd *Reader) next() (*Record, error) {
 					if err == io.EOF {
 						return nil, io.EOF
 					}
-					return nil, rd.fail(rd.memberStart, fmt.Errorf("%w: gzip: %v", ErrFormat, err))
+					return nil, rd.fail(rd.memberStart, fmt.Errorf("%w: gzip: %w", ErrFormat, err))
 				}
 				rd.gz.Multistream(false)
 				rd.br.Reset(rd.gz)
@@ -222,17 +224,21 @@ func (rd *Reader) next() (*Record, error) {
 	rd.off += got
 	if err != nil {
 		if err == io.EOF {
-			err = fmt.Errorf("%w: block truncated after %d of %d bytes", ErrFormat, got, n)
+			err = fmt.Errorf("%w: block truncated after %d of %d bytes: %w", ErrFormat, got, n, io.ErrUnexpectedEOF)
 		}
 		return nil, rd.fail(start, err)
 	}
 	rec.Block = block.Bytes()
 	// The record ends with CRLF CRLF; tolerate bare LFs and a missing end
 	// at the end of the input.
+	rd.breaks = 0
 	for i := 0; i < 4; i++ {
 		b, err := rd.br.Peek(1)
 		if len(b) == 0 || err != nil || (b[0] != '\r' && b[0] != '\n') {
 			break
+		}
+		if b[0] == '\n' {
+			rd.breaks++
 		}
 		rd.br.ReadByte()
 		rd.off++
@@ -256,7 +262,7 @@ func (rd *Reader) line(start int64) (string, error) {
 			continue
 		}
 		if err == io.EOF {
-			return "", rd.fail(start, fmt.Errorf("%w: header truncated", ErrFormat))
+			return "", rd.fail(start, fmt.Errorf("%w: header truncated: %w", ErrFormat, io.ErrUnexpectedEOF))
 		}
 		return "", rd.fail(start, err)
 	}
@@ -268,8 +274,8 @@ func (rd *Reader) fail(off int64, err error) error {
 	if errors.As(err, &we) {
 		return err
 	}
-	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) {
-		err = fmt.Errorf("%w: %v", ErrFormat, err)
+	if !errors.Is(err, ErrFormat) && (errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		err = fmt.Errorf("%w: %w", ErrFormat, err)
 	}
 	return &Error{Op: "read", Offset: off, Err: err}
 }
