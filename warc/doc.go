@@ -15,6 +15,26 @@
 //	...
 //	err = w.Close()
 //
+// # Crashes and resumes
+//
+// A Writer's files stay consistent when the crawl is killed at any moment.
+// Each write (a record, or all the records of an exchange) lands in one
+// file, whole; a write that fails is cut off again. After every page the
+// crawler stores [Writer.Position], a token naming the file and the offset
+// after the last write, with its own state; the resumed crawl opens a new
+// Writer on the same directory and calls [Writer.Rewind] with the last
+// stored token, which truncates that file there (dropping a torn record,
+// if any) and removes the series' files created after it:
+//
+//	pos, err := w.Position() // after each page, stored with the crawl state
+//	...
+//	w, err := warc.NewWriter(opts) // on resume
+//	err = w.Rewind(pos)
+//
+// File names never collide, across restarts within one second too, and
+// sort in write order. [Repair] cuts the torn tail of a file written
+// without positions.
+//
 // # Reading
 //
 // A [Reader] reads plain or gzip files (one member per record, or one for

@@ -3,6 +3,7 @@ package warc_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/crawlkit/crawlkit/warc"
@@ -37,4 +38,48 @@ func Example() {
 	// warcinfo "" ""
 	// response "http://example.test/" "hello"
 	// request  "http://example.test/" ""
+}
+
+// A crawl stores the Writer's position with its state after every page; the
+// crawl resumed after a kill rewinds the files to the last stored position,
+// dropping the pages written after it, which it fetches again.
+func ExampleWriter_Rewind() {
+	dir, _ := os.MkdirTemp("", "warc")
+	defer os.RemoveAll(dir)
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello")
+
+	w, _ := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	committed, _ := w.Position() // before the first page
+	for _, u := range []string{"http://example.test/1", "http://example.test/2"} {
+		w.WriteExchange(u, "", time.Now(), nil, resp, nil)
+		committed, _ = w.Position()
+	}
+	w.WriteExchange("http://example.test/3", "", time.Now(), nil, resp, nil)
+	// Killed here: page 3 was written, not committed.
+
+	w, _ = warc.NewWriter(warc.WriterOptions{Dir: dir})
+	if err := w.Rewind(committed); err != nil {
+		panic(err)
+	}
+	w.WriteExchange("http://example.test/3", "", time.Now(), nil, resp, nil)
+	w.Close()
+
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	for _, name := range files {
+		f, _ := os.Open(name)
+		rd, _ := warc.NewReader(f, warc.ReaderOptions{})
+		for rec, err := range rd.All() {
+			if err != nil {
+				panic(err)
+			}
+			if rec.Type() == warc.TypeResponse {
+				fmt.Println(rec.TargetURI())
+			}
+		}
+		f.Close()
+	}
+	// Output:
+	// http://example.test/1
+	// http://example.test/2
+	// http://example.test/3
 }

@@ -21,10 +21,11 @@ import (
 // one gzip member and torn after its first record, which holds no boundary
 // to cut at, and a record over ReaderOptions' default block limit.
 //
-// Repair is for the files a killed writer left, before they are read or
-// archived. It must not run on a file a Writer is writing; on different
-// files, Repairs may run concurrently. Cost: one sequential read of the
-// file.
+// A Writer resuming a crawl does not need Repair: Rewind cuts the files
+// back to a position, torn tails included. Repair is for the files a
+// killed writer left without positions, before they are read or archived.
+// It must not run on a file a Writer is writing; on different files,
+// Repairs may run concurrently. Cost: one sequential read of the file.
 func Repair(path string) (kept int64, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {

@@ -26,7 +26,8 @@ var ErrClosed = errors.New("warc: writer closed")
 // member when compression is on (so a reader can seek to any record).
 // Each record (or its gzip member) is assembled in memory and handed to the
 // stream in one Write call, so that a process killed while writing to a
-// file leaves at most one torn record, at the end, and none when the record fits in one page of the file: Linux stops
+// file leaves at most one torn record, at the end (Rewind and Repair cut
+// it), and none when the record fits in one page of the file: Linux stops
 // a killed process's write only between pages. It is not safe for
 // concurrent use.
 type RecordWriter struct {
@@ -152,7 +153,7 @@ type WriterOptions struct {
 	Software string
 	// Info adds fields to each file's warcinfo record (e.g. "operator",
 	// "robots": "obey"), written in sorted key order. It cannot replace
-	// the crawlkit-series field the Writer records there.
+	// the crawlkit-series field the Writer records there (see Rewind).
 	Info map[string]string
 	// Now is the clock for WARC-Date and for the timestamps in file names;
 	// default time.Now.
@@ -174,7 +175,11 @@ type WriterOptions struct {
 // creation time rather than the Writer's start so that the names of one
 // long crawl still sort by time past 99999 files.
 //
-// Every write lands in one file, all of it or (after an error) none of it.
+// The Writer keeps a crawl's files consistent across crashes: every write
+// lands in one file, all of it or (after an error) none of it; Position
+// names the point after the last write, and a Writer resuming a killed
+// crawl cuts the directory back to such a point with Rewind. Repair cuts
+// the torn tail of a file written without positions.
 type Writer struct {
 	opts WriterOptions
 
@@ -471,7 +476,7 @@ func (w *Writer) Close() error {
 }
 
 // seriesField names the warcinfo field that holds a Writer's series, the
-// identity its files are recognised by.
+// identity Rewind recognises its files by.
 const seriesField = "crawlkit-series"
 
 // newSeries returns a fresh series identity: 16 random hex digits.
