@@ -307,9 +307,9 @@ func fileSeries(r io.Reader) (string, error) {
 	return warcField(rec.Block, seriesField), nil
 }
 
-// syncDir commits the removal of files from dir to the disk, where the
-// platform allows it; it is best effort, since a removal that does not
-// reach the disk is redone by the next Rewind.
+// syncDir commits the removal of files from dir to the disk. It is best
+// effort: not every platform can sync a directory, and Rewind's contract is
+// about killed processes, which lose nothing the kernel was handed.
 func syncDir(dir string) {
 	d, err := os.Open(dir)
 	if err != nil {
