@@ -50,7 +50,10 @@ type Caching struct {
 	stats counters
 }
 
-var _ Resolver = (*Caching)(nil)
+var (
+	_ Resolver   = (*Caching)(nil)
+	_ Prefetcher = (*Caching)(nil)
+)
 
 // clockTick is the resolution of the cache-hit clock: an entry may be
 // served about this long after its TTL ran out (longer if the scheduler

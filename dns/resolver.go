@@ -15,6 +15,14 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
+// Prefetcher is implemented by resolvers that can resolve names ahead of
+// need (IIR §20.2.2): a crawler hands it the hosts of the URLs it queues,
+// so that their addresses are cached by the time their turn comes.
+// Prefetch returns at once. Caching implements it.
+type Prefetcher interface {
+	Prefetch(hosts ...string)
+}
+
 // ResolverFunc adapts a function to the Resolver interface (e.g. a fixed
 // answer in tests, or a wrapper that logs). It is as safe for concurrent
 // use as the function is.

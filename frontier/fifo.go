@@ -209,7 +209,11 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 	now := f.clock.Now()
 	h.te = now.Add(f.o.Gap(r)).UnixNano()
 	var derr error
-	if r.Requeue {
+	if r.Requeue && !f.hasHead {
+		// Back to the head of the queue, as if never taken.
+		f.head, f.hasHead = l.URL, true
+		f.queued++
+	} else if r.Requeue {
 		f.one[0] = l.URL
 		if err := f.store.Push(0, f.one[:]...); err != nil {
 			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
@@ -218,7 +222,7 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 		}
 		f.one[0] = URL{}
 	} else if !r.Revisit.IsZero() {
-		f.one[0] = revisit(l.URL, r, now)
+		f.one[0] = Revisit(l.URL, r, now)
 		if err := f.store.Defer(f.one[:]...); err != nil {
 			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
 		}

@@ -134,8 +134,8 @@ type Result struct {
 	// was fetched first, or the server answered 429 or 503), so it is
 	// queued again under its key and handed out after the gap, which
 	// counts Duration, CrawlDelay and RetryAfter as for any fetch. Revisit
-	// is ignored. Where among the key's URLs it comes back is up to the
-	// frontier.
+	// is ignored. Mercator hands it out again before the key's other URLs;
+	// FIFO at the head of its queue when that is free, else at the tail.
 	Requeue bool
 }
 

@@ -90,6 +90,10 @@ type backQ struct {
 	te    int64
 	hidx  int32 // index in heap, -1 when absent
 	lease *Lease
+	// again is a URL handed back with Result.Requeue: it comes out
+	// before the rest of the queue, as if never taken.
+	again    URL
+	hasAgain bool
 }
 
 // Mercator is the URL frontier of IIR Figure 20.3: F front FIFO queues fed
@@ -273,6 +277,16 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 	if len(m.heap) > 0 {
 		j := m.heap[0]
 		b := &m.back[j]
+		if b.te <= now.UnixNano() && b.hasAgain {
+			m.heapPop()
+			l := &Lease{URL: b.again, Time: now, q: j, owner: m}
+			b.again, b.hasAgain = URL{}, false
+			b.lease = l
+			m.queued--
+			m.leased++
+			m.stats.Leases++
+			return l, time.Time{}, nil
+		}
 		if b.te <= now.UnixNano() {
 			u, ok, err := m.store.Pop(m.f + int(j))
 			if err != nil {
@@ -356,24 +370,18 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	te := now.Add(m.o.Gap(r)).UnixNano()
 	var derr error
 	if r.Requeue {
-		// Back into the key's own back queue: the key keeps its place in
-		// T and the queue is not empty, so it goes back into the heap at
-		// te below.
-		m.one[0] = l.URL
-		if err := m.store.Push(m.f+int(j), m.one[:]...); err != nil {
-			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
-		} else {
-			m.queued++
-		}
-		m.one[0] = URL{}
+		// Back to the head of the key's own back queue: the key keeps its
+		// place in T and goes back into the heap at te below.
+		b.again, b.hasAgain = l.URL, true
+		m.queued++
 	} else if !r.Revisit.IsZero() {
-		m.one[0] = revisit(l.URL, r, now)
+		m.one[0] = Revisit(l.URL, r, now)
 		if err := m.store.Defer(m.one[:]...); err != nil {
 			derr = &Error{Op: "done", URL: l.URL.URL, Err: err}
 		}
 		m.one[0] = URL{}
 	}
-	if m.store.Len(m.f+int(j)) > 0 {
+	if b.hasAgain || m.store.Len(m.f+int(j)) > 0 {
 		b.te = te
 		m.heapPush(j)
 		return derr
@@ -397,9 +405,12 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	return derr
 }
 
-// revisit returns the lease's URL updated with the fetch outcome, due at
-// r.Revisit.
-func revisit(u URL, r Result, now time.Time) URL {
+// Revisit returns u, a lease's URL, as a frontier queues it again after
+// a fetch with result r at now: its History counts the fetch (and a change
+// when r.Fingerprint differs from u.Fingerprint), its Fingerprint is
+// r.Fingerprint and it is due at r.Revisit. A crawler that keeps its own
+// record of pending URLs uses it to stay in step with the frontier.
+func Revisit(u URL, r Result, now time.Time) URL {
 	h := &u.History
 	if h.Fetches > 0 && r.Fingerprint != u.Fingerprint {
 		h.Changes++
@@ -588,12 +599,15 @@ func (m *Mercator) Checkpoint(w io.Writer) error {
 	return writeCheckpoint(w, m.store, m.held())
 }
 
-// held returns the leased URLs, which are out of the store.
+// held returns the leased and requeued URLs, which are out of the store.
 func (m *Mercator) held() []URL {
 	var held []URL
 	for j := range m.back {
 		if l := m.back[j].lease; l != nil {
 			held = append(held, l.URL)
+		}
+		if m.back[j].hasAgain {
+			held = append(held, m.back[j].again)
 		}
 	}
 	return held
@@ -612,10 +626,16 @@ func (m *Mercator) Close() error {
 	m.waitq.all()
 	var err error
 	for j := range m.back {
-		if l := m.back[j].lease; l != nil {
-			m.back[j].lease = nil
+		b := &m.back[j]
+		if l := b.lease; l != nil {
+			b.lease = nil
 			m.one[0] = l.URL
 			err = errors.Join(err, m.store.Push(m.clamp(l.URL.Priority), m.one[:]...))
+		}
+		if b.hasAgain {
+			m.one[0] = b.again
+			b.again, b.hasAgain = URL{}, false
+			err = errors.Join(err, m.store.Push(m.clamp(m.one[0].Priority), m.one[:]...))
 		}
 	}
 	m.one[0] = URL{}

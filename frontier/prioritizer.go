@@ -18,6 +18,17 @@ type Prioritizer interface {
 	Priority(u *URL, levels int) int
 }
 
+// FetchObserver is implemented by prioritizers that learn from fetched
+// pages (OPIC does): the crawler calls Fetched with a page's canonical
+// URL and its out-links after the page was fetched and before the links
+// are prioritized, so that they can be scored by what their source said.
+// Safe for concurrent use.
+type FetchObserver interface {
+	Fetched(page string, links []string)
+}
+
+var _ FetchObserver = (*OPIC)(nil)
+
 // PrioritizerFunc adapts a function to Prioritizer.
 type PrioritizerFunc func(u *URL, levels int) int
 

@@ -21,10 +21,8 @@ type Response struct {
 // FetchFunc makes one GET request for rawURL without following redirects: the
 // Cache follows them itself, so that it can count hops (RFC 9309 §2.3.1.2). A
 // non-nil error is a network failure. A FetchFunc must be safe for concurrent
-// use; it is called at most once at a time per host and scheme. The Cache
-// makes a redirect's next hop as soon as the previous one returns: a
-// FetchFunc that must keep a politeness gap between requests to a host
-// waits itself (crawlkit.Crawler's does).
+// use; it is called at most once at a time per host and scheme. Between
+// two hops to the same host the Cache waits Options.HopGap.
 type FetchFunc func(ctx context.Context, rawURL string) (*Response, error)
 
 // HTTPFetch returns a FetchFunc over client (http.DefaultClient when nil)
@@ -95,6 +93,11 @@ type Options struct {
 	// FetchTimeout bounds one robots.txt fetch including redirects. Default
 	// 30 s.
 	FetchTimeout time.Duration
+	// HopGap, if set, is the politeness gap the Cache waits before a
+	// redirect's next hop to the same host as the hop before, given how
+	// long that hop took (a crawler passes its frontier's rule, e.g.
+	// k × took). Default nil: the next hop is made at once.
+	HopGap func(took time.Duration) time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
@@ -162,7 +165,7 @@ type entry struct {
 	prev, next   *entry        // LRU list, most recent at Cache.head
 	unreachable  bool          // rules is "disallow all" because the last fetch failed
 	lastErr      error         // the network failure of the last fetch, if any
-	lastTook     time.Duration // how long the last fetch's requests took
+	lastTook     time.Duration // how long the last fetch's last request took
 }
 
 // Verdict is Check's answer about one URL.
@@ -179,10 +182,10 @@ type Verdict struct {
 	// when the server answered 5xx or 429, or when Unreachable is false).
 	Err error
 	// Fetched reports that this call fetched robots.txt (it was not
-	// cached, or had expired) and FetchTime how long its requests took,
-	// redirect hops included: they were requests to the host, so a polite
-	// caller counts them before contacting the host again. A call that
-	// only waited for another caller's fetch has Fetched false.
+	// cached, or had expired) and FetchTime how long its last request
+	// took (the last redirect hop): it was a request to the host, so a
+	// polite caller counts it before contacting the host again. A call
+	// that only waited for another caller's fetch has Fetched false.
 	Fetched   bool
 	FetchTime time.Duration
 	// CrawlDelay is the host's Crawl-delay for the agent, capped at
@@ -438,9 +441,7 @@ func (c *Cache) get(ctx context.Context, key hostKey, v *Verdict) (*Rules, error
 func (c *Cache) refresh(e *entry, done chan struct{}) {
 	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.FetchTimeout)
-	start := time.Now()
-	r, outcome, ferr := c.fetch(ctx, e.key)
-	took := time.Since(start)
+	r, outcome, took, ferr := c.fetch(ctx, e.key)
 	cancel()
 	now := c.opts.Now()
 
@@ -486,37 +487,60 @@ const (
 )
 
 // fetch gets the robots.txt of key, following up to MaxRedirects
-// redirects. err is the network failure when the outcome is unreachable
-// for want of an answer.
-func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome, error) {
+// redirects, and returns how long its last request took. err is the
+// network failure when the outcome is unreachable for want of an answer.
+func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome, time.Duration, error) {
 	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
+	var took time.Duration
 	for hop := 0; ; hop++ {
+		start := time.Now()
 		resp, err := c.opts.Fetch(ctx, target.String())
+		took = time.Since(start)
 		if err != nil || resp == nil {
 			if err == nil {
 				err = errNoResponse
 			}
-			return disallowAllRules, unreachable, err
+			return disallowAllRules, unreachable, took, err
 		}
 		switch s := resp.Status; {
 		case s >= 200 && s < 300:
-			return Parse(s, resp.Body), fetched, nil
+			return Parse(s, resp.Body), fetched, took, nil
 		case s >= 300 && s < 400:
 			if hop >= c.opts.MaxRedirects || resp.Location == "" {
-				return allowAllRules, unavailable, nil // §2.3.1.2
+				return allowAllRules, unavailable, took, nil // §2.3.1.2
 			}
 			next, err := target.Parse(resp.Location)
 			if err != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Host == "" {
-				return allowAllRules, unavailable, nil
+				return allowAllRules, unavailable, took, nil
+			}
+			if c.opts.HopGap != nil && strings.EqualFold(next.Host, target.Host) {
+				if err := sleep(ctx, c.opts.HopGap(took)); err != nil {
+					return disallowAllRules, unreachable, took, err
+				}
 			}
 			target = next
 		case s == 429 || s >= 500 && s < 600:
-			return disallowAllRules, unreachable, nil
+			return disallowAllRules, unreachable, took, nil
 		case s >= 400 && s < 500:
-			return allowAllRules, unavailable, nil
+			return allowAllRules, unavailable, took, nil
 		default:
-			return disallowAllRules, unreachable, nil
+			return disallowAllRules, unreachable, took, nil
 		}
+	}
+}
+
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

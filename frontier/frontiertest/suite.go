@@ -303,13 +303,21 @@ func testRequeue(t *testing.T, h Harness) {
 	}
 	leased := make(map[string]int)
 	last := make(map[string]time.Time)
+	requeued := make(map[string]string) // key → URL handed back, not leased since
 	for range 2 * hosts * per {
 		l := nextOn(t, f, clk)
 		now := clk.Now()
 		if prev, ok := last[l.URL.Key]; ok && now.Sub(prev) < gap {
 			t.Errorf("%s contacted %v after the previous request ended, want ≥ %v", l.URL.Key, now.Sub(prev), gap)
 		}
+		if u, ok := requeued[l.URL.Key]; ok && u != l.URL.URL {
+			t.Errorf("%s: %s was handed back, but %s came out first", l.URL.Key, u, l.URL.URL)
+		}
+		delete(requeued, l.URL.Key)
 		leased[l.URL.URL]++
+		if leased[l.URL.URL] == 1 {
+			requeued[l.URL.Key] = l.URL.URL
+		}
 		clk.Advance(fetch)
 		last[l.URL.Key] = clk.Now()
 		res := frontier.Result{Duration: fetch, Requeue: leased[l.URL.URL] == 1}
