@@ -42,3 +42,27 @@ func TestContentSimhashConformance(t *testing.T) {
 func TestExactContentConformance(t *testing.T) {
 	deduptest.TestContentSeen(t, deduptest.ContentCaps{}, func(*testing.T) dedup.ContentSeen { return new(dedup.ExactContent) })
 }
+
+// TestSetContains: Contains answers like TestAndAdd without adding,
+// fingerprint 0 and a zero-value Set included.
+func TestSetContains(t *testing.T) {
+	for _, s := range []*dedup.Set{dedup.NewSet(0), dedup.NewSet(1 << 12), new(dedup.Set)} {
+		for fp := uint64(0); fp < 3000; fp += 3 {
+			if s.Contains(fp) {
+				t.Fatalf("Contains(%d) before Add", fp)
+			}
+			if s.Add(fp) {
+				t.Fatalf("Add(%d) reported it present", fp)
+			}
+			if !s.Contains(fp) || s.Contains(fp+1) {
+				t.Fatalf("Contains after Add(%d) wrong", fp)
+			}
+			if !s.Add(fp) {
+				t.Fatalf("second Add(%d) reported it new", fp)
+			}
+		}
+		if n := s.Len(); n != 1000 {
+			t.Errorf("Len = %d, want 1000", n)
+		}
+	}
+}

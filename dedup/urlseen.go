@@ -173,6 +173,38 @@ func (s *Set) testAndAdd(fp uint64) bool {
 	return seen
 }
 
+// Contains reports whether fp is in the set, without adding it: O(1)
+// expected, one shard lock.
+func (s *Set) Contains(fp uint64) bool {
+	h := mix(fp)
+	sh := &s.shards[h>>(64-shardBits)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if fp == 0 {
+		return sh.hasZero
+	}
+	slots := sh.slots
+	if len(slots) == 0 {
+		return false
+	}
+	i, _ := bits.Mul64(h<<shardBits, uint64(len(slots)))
+	for {
+		switch slots[i] {
+		case fp:
+			return true
+		case 0:
+			return false
+		}
+		if i++; i == uint64(len(slots)) {
+			i = 0
+		}
+	}
+}
+
+// Add adds fp to the set and reports whether it was there already:
+// TestAndAdd without a context.
+func (s *Set) Add(fp uint64) bool { return s.testAndAdd(fp) }
+
 // testAndAdd works on a locked shard; pos holds the hash bits that choose
 // the slot (those not used for the shard).
 func (sh *shard) testAndAdd(fp, pos uint64) bool {

@@ -54,6 +54,8 @@ const stripes = 64
 // Batches share one commit.
 type Set struct {
 	db        *pebble.DB
+	shared    bool   // db belongs to the caller (New): Close leaves it open
+	prefix    []byte // starts every key: empty for a Set of its own
 	writeOpts *pebble.WriteOptions
 	cache     []atomic.Uint64 // 0: empty
 	locks     [stripes]sync.Mutex
@@ -109,6 +111,94 @@ func Open(dir string, opts *Options) (*Set, error) {
 		s.cache = make([]atomic.Uint64, 1<<bits.Len(uint(o.CacheEntries-1)))
 	}
 	return s, nil
+}
+
+// New returns a Set kept in db, which the caller opened and closes, under
+// keys that start with prefix (a prefix no other user of db starts keys
+// with): a crawl's whole state can share one Pebble database, one
+// write-ahead log and one block cache. Of opts only CacheEntries and Sync
+// apply. Close leaves db open. db's levels should use bloom filters
+// (bloom.FilterPolicy) for lookups of absent fingerprints to stay cheap.
+func New(db *pebble.DB, prefix string, opts *Options) (*Set, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CacheEntries == 0 {
+		o.CacheEntries = 1 << 20
+	}
+	if db == nil || o.CacheEntries > 1<<30 {
+		return nil, &dedup.Error{Op: "New", Err: ErrInvalidOptions}
+	}
+	s := &Set{db: db, shared: true, prefix: []byte(prefix), writeOpts: pebble.NoSync}
+	if o.Sync {
+		s.writeOpts = pebble.Sync
+	}
+	if o.CacheEntries > 0 {
+		s.cache = make([]atomic.Uint64, 1<<bits.Len(uint(o.CacheEntries-1)))
+	}
+	return s, nil
+}
+
+// key returns the key of fp in buf (which must have room for the prefix
+// and 8 bytes).
+func (s *Set) key(buf []byte, fp uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(buf[:0], s.prefix...), fp)
+}
+
+// Contains sets the answers for fps in dst (appended), without adding
+// anything: for callers that decide what to add and add it in a batch of
+// their own (AddTo). One iterator for the batch, looked up in key order.
+func (s *Set) Contains(ctx context.Context, dst []bool, fps []uint64) ([]bool, error) {
+	if err := ctx.Err(); err != nil {
+		return dst, &dedup.Error{Op: "Contains", Err: err}
+	}
+	if err := s.enter("Contains"); err != nil {
+		return dst, err
+	}
+	defer s.closeMu.RUnlock()
+	n := len(dst)
+	dst = slices.Grow(dst, len(fps))[:n+len(fps)]
+	out := dst[n:]
+	var it *pebble.Iterator
+	var kb [32]byte
+	for i, fp := range fps {
+		if s.cached(fp) {
+			out[i] = true
+			continue
+		}
+		if it == nil {
+			var err error
+			if it, err = s.db.NewIter(nil); err != nil {
+				return dst[:n], &dedup.Error{Op: "Contains", Err: err}
+			}
+			defer it.Close()
+		}
+		key := s.key(kb[:0], fp)
+		out[i] = it.SeekPrefixGE(key) && bytes.Equal(it.Key(), key)
+		if err := it.Error(); err != nil {
+			return dst[:n], &dedup.Error{Op: "Contains", Subject: fmt.Sprintf("%016x", fp), Err: err}
+		}
+		if out[i] {
+			s.remember(fp)
+		}
+	}
+	return dst, nil
+}
+
+// AddTo writes the keys of fps into b, a batch of the Set's database that
+// the caller commits, and remembers them in the cache: after a failed
+// commit the cache may claim fingerprints the database lacks, so the
+// caller must stop using the Set.
+func (s *Set) AddTo(b *pebble.Batch, fps []uint64) error {
+	var kb [32]byte
+	for _, fp := range fps {
+		if err := b.Set(s.key(kb[:0], fp), nil, nil); err != nil {
+			return &dedup.Error{Op: "AddTo", Subject: fmt.Sprintf("%016x", fp), Err: err}
+		}
+		s.remember(fp)
+	}
+	return nil
 }
 
 // quietLogger drops Pebble's informational messages (one per flush and
@@ -173,14 +263,14 @@ func (s *Set) TestAndAdd(ctx context.Context, fp uint64) (bool, error) {
 	if s.cached(fp) { // fingerprints are never removed: a hit is final
 		return true, nil
 	}
-	var key [8]byte
-	binary.BigEndian.PutUint64(key[:], fp)
+	var kb [32]byte
+	key := s.key(kb[:0], fp)
 	mu := &s.locks[s.stripe(fp)]
 	mu.Lock()
 	defer mu.Unlock()
-	seen, err := s.has(key[:])
+	seen, err := s.has(key)
 	if err == nil && !seen {
-		err = s.db.Set(key[:], nil, s.writeOpts)
+		err = s.db.Set(key, nil, s.writeOpts)
 	}
 	if err != nil {
 		return false, &dedup.Error{Op: "TestAndAdd", Subject: fmt.Sprintf("%016x", fp), Err: err}
@@ -237,7 +327,7 @@ func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]
 		return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Err: err}
 	}
 	defer it.Close()
-	var key [8]byte
+	var kb [32]byte
 	for k, i := range order {
 		fp := fps[i]
 		switch {
@@ -248,13 +338,13 @@ func (s *Set) TestAndAddBatch(ctx context.Context, dst []bool, fps []uint64) ([]
 			out[i] = true
 			continue
 		}
-		binary.BigEndian.PutUint64(key[:], fp)
-		seen := it.SeekPrefixGE(key[:]) && bytes.Equal(it.Key(), key[:])
+		key := s.key(kb[:0], fp)
+		seen := it.SeekPrefixGE(key) && bytes.Equal(it.Key(), key)
 		if err := it.Error(); err != nil {
 			return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Subject: fmt.Sprintf("%016x", fp), Err: err}
 		}
 		if !seen {
-			if err := b.Set(key[:], nil, nil); err != nil {
+			if err := b.Set(key, nil, nil); err != nil {
 				return dst[:n], &dedup.Error{Op: "TestAndAddBatch", Subject: fmt.Sprintf("%016x", fp), Err: err}
 			}
 		}
@@ -306,6 +396,9 @@ func (s *Set) Close() error {
 		return &dedup.Error{Op: "Close", Err: dedup.ErrClosed}
 	}
 	s.closed = true
+	if s.shared {
+		return nil
+	}
 	if err := s.db.Close(); err != nil {
 		return &dedup.Error{Op: "Close", Err: err}
 	}
