@@ -20,35 +20,49 @@ import (
 // politeness. Every field's default is given in its comment.
 type Config struct {
 	// Seeds are the URLs the crawl starts from. Required unless the crawl
-	// resumes from CheckpointDir.
+	// resumes a State that has URLs pending.
 	Seeds []string
 
+	// State keeps what must survive the crawl: pending URLs, the URL-seen
+	// set, per-host and per-domain records, counters and the durable
+	// sinks' positions (see State). Package crawldb keeps it on disk, so
+	// a crawl killed at any instant resumes with Run on a new Crawler;
+	// MemState keeps it in memory. Default nil: an in-memory state that
+	// keeps no pending URLs and cannot be resumed.
+	State State
+
 	// Fetcher fetches pages. Default: fetch.NewHTTP with Resolver,
-	// UserAgent and AllowPrivate.
+	// UserAgent and AllowPrivate (New refuses the last two with a Fetcher
+	// of your own).
 	Fetcher fetch.Fetcher
 	// Parser extracts text and links. Default: &fetch.Registry{}, which
 	// picks the parser by media type: HTML, sitemaps, RSS and Atom feeds.
 	Parser fetch.Parser
-	// Resolver resolves host names for the default Fetcher. Default: the
-	// caching resolver of package dns over the system's nameservers.
+	// Resolver resolves host names for the default Fetcher, and is the
+	// resolver the crawl prefetches the names of queued hosts into when
+	// it is a dns.Prefetcher (IIR §20.2.2), with any Fetcher. Default,
+	// with the default Fetcher: the caching resolver of package dns over
+	// the system's nameservers.
 	Resolver dns.Resolver
 	// Robots answers robots.txt questions. Default: a robots.Cache that
-	// fetches through Fetcher as Agent.
+	// fetches through the crawl's Fetcher as Agent.
 	Robots *robots.Cache
 	// Frontier hands out URLs politely. Default: frontier.NewMercator with
-	// 3 × Workers back queues, Prioritizer and the politeness fields below.
+	// 3 × Workers back queues, Prioritizer and the politeness fields
+	// below, over the State's queue store when it has one (QueueStorer).
 	Frontier frontier.Frontier
-	// URLSeen is the duplicate-URL test. Default: dedup.NewSet.
-	URLSeen dedup.URLSeen
-	// ContentSeen is the duplicate-content test. Default: dedup.NewContent
-	// (exact fingerprints and MinHash near-duplicates at Jaccard 0.8).
+	// ContentSeen is the duplicate-content test. Default: the State's
+	// (ContentStorer), else dedup.NewContent (exact fingerprints and
+	// MinHash near-duplicates at Jaccard 0.8) in memory.
 	ContentSeen dedup.ContentSeen
-	// Filters decide which links may enter the frontier. Default:
+	// Filters decide which links may enter the frontier. Setting it
+	// replaces the default chain, trap guards included. Default:
 	// frontier.DefaultFilters().
 	Filters frontier.URLFilter
 	// Prioritizer places URLs in the default frontier's front queues.
 	// It sees a page's links after the sinks and OnPage have seen the page,
-	// so it can score links by what their source page said. Default:
+	// so it can score links by what their source page said (a
+	// frontier.FetchObserver is told of every page first). Default:
 	// breadth first (frontier.Depth).
 	Prioritizer frontier.Prioritizer
 	// Canonicalizer turns URLs into the duplicate-URL key. Default: the
@@ -57,11 +71,13 @@ type Config struct {
 	// Splitter, if set, is the host splitter of a distributed crawl
 	// (Figure 20.2): links whose host another node owns are sent to it
 	// after the URL filter, and the crawl does not end when the local
-	// frontier is empty unless the Splitter also says the cluster is idle.
-	// Default nil: one node crawls every host.
+	// frontier is empty unless the Splitter also says the cluster is idle
+	// (IdleReporter). Default nil: one node crawls every host.
 	Splitter HostSplitter
-	// Sinks receive every fetched page that was not a duplicate, in the
-	// order of the slice. Default: none.
+	// Sinks receive every fetched page that was not a duplicate. Sinks
+	// that are not DurableSinks get it first, outside any lock, in the
+	// order of the slice; then the DurableSinks, in order, under the
+	// commit lock. Default: none.
 	Sinks []Sink
 
 	// Workers is the number of fetching goroutines. Default 16.
@@ -88,9 +104,19 @@ type Config struct {
 	// limit.
 	MaxBytes int64
 	// MaxPagesPerHost refuses new URLs of a host once this many were
-	// queued, which bounds what one host (a spider trap) can cost.
+	// admitted, which bounds what one host (a spider trap) can cost.
 	// Default 10,000; negative means no limit.
 	MaxPagesPerHost int
+	// MaxPagesPerDomain refuses new URLs of a registrable domain
+	// (urlnorm.Domain: "a.b.example.co.uk" → "example.co.uk") once this
+	// many were admitted under it. Default 100,000; negative means no
+	// limit.
+	MaxPagesPerDomain int
+	// MaxHostsPerDomain refuses URLs of new hosts of a registrable domain
+	// once this many of its hosts have URLs: a subdomain explosion (every
+	// page linking fresh host names) stops there. Default 1,000; negative
+	// means no limit.
+	MaxHostsPerDomain int
 	// MaxRetries is how often a URL answered 429 or 503 (or a transient
 	// network error) is tried again after its Retry-After. Default 2;
 	// negative means never.
@@ -101,7 +127,8 @@ type Config struct {
 	// DelayFactor is k: after a fetch that took d, the host waits k × d.
 	// Default 10 (Mercator); negative means 0.
 	DelayFactor float64
-	// MaxDelay caps the gap. Default 1 minute.
+	// MaxDelay caps the gap (Retry-After and Crawl-delay included).
+	// Default 1 hour, as in package frontier.
 	MaxDelay time.Duration
 
 	// Continuous re-fetches pages at intervals that follow their estimated
@@ -111,15 +138,6 @@ type Config struct {
 	// MinRevisit and MaxRevisit bound the revisit interval of continuous
 	// crawling. Defaults 1 minute and 30 days.
 	MinRevisit, MaxRevisit time.Duration
-
-	// CheckpointDir, if set, holds the crawl's journal and checkpoints:
-	// every URL queued and every URL finished is journaled as it happens,
-	// and a Run on the same directory resumes where the last one stopped,
-	// even after a kill. Default "": no persistence.
-	CheckpointDir string
-	// CheckpointInterval is how often the journal is compacted into a
-	// checkpoint. Default 1 minute.
-	CheckpointInterval time.Duration
 
 	// Logger receives progress and errors. Default: slog.Default().
 	Logger *slog.Logger
@@ -139,9 +157,8 @@ type Config struct {
 }
 
 // HostSplitter partitions hosts among the nodes of a distributed crawl.
-// Implementations must be safe for concurrent use. A HostSplitter may also
-// implement Idle() bool, reporting that no node has work left or in
-// transit, which lets Run end when the local frontier is empty.
+// Implementations must be safe for concurrent use; one that also
+// implements IdleReporter lets Run end when the local frontier is empty.
 type HostSplitter interface {
 	// Local reports whether this node crawls host.
 	Local(host string) bool
@@ -153,25 +170,55 @@ type HostSplitter interface {
 // ErrNoSeeds is returned by Run when there is nothing to crawl.
 var ErrNoSeeds = errors.New("crawlkit: no seeds and nothing to resume")
 
+// ErrConfig is wrapped by the errors New returns for a Config that
+// contradicts itself.
+var ErrConfig = errors.New("crawlkit: invalid Config")
+
 func (c *Config) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
+	}
 	switch {
 	case c.Workers < 0:
-		return fmt.Errorf("crawlkit: Workers %d < 0", c.Workers)
+		return bad("Workers %d < 0", c.Workers)
 	case c.MaxDepth < 0:
-		return fmt.Errorf("crawlkit: MaxDepth %d < 0", c.MaxDepth)
+		return bad("MaxDepth %d < 0", c.MaxDepth)
 	case c.MaxPages < 0 || c.MaxBytes < 0 || c.MaxDuration < 0:
-		return errors.New("crawlkit: negative limit")
+		return bad("negative limit (MaxPages, MaxBytes or MaxDuration)")
 	case c.MinDelay < 0 || c.MaxDelay < 0:
-		return errors.New("crawlkit: negative delay")
+		return bad("negative delay (MinDelay or MaxDelay)")
+	case c.MinDelay > 0 && c.MaxDelay > 0 && c.MinDelay > c.MaxDelay:
+		return bad("MinDelay %v exceeds MaxDelay %v", c.MinDelay, c.MaxDelay)
+	case c.MinRevisit < 0 || c.MaxRevisit < 0 || c.MinRevisit > 0 && c.MaxRevisit > 0 && c.MinRevisit > c.MaxRevisit:
+		return bad("revisit bounds %v..%v", c.MinRevisit, c.MaxRevisit)
+	case c.Fetcher != nil && (c.UserAgent != "" || c.AllowPrivate):
+		return bad("UserAgent and AllowPrivate configure the default Fetcher; with your own Fetcher, set them on it")
+	case c.Robots != nil && c.Agent != "":
+		return bad("Agent configures the default robots.Cache; with your own, set robots.Options.Agent")
+	case c.Frontier != nil && c.Prioritizer != nil:
+		return bad("Prioritizer configures the default Frontier; with your own, give it to that frontier")
+	case c.Agent != "" && !validAgent(c.Agent):
+		return bad("Agent %q is not a robots.txt product token (letters, '-' and '_', RFC 9309 §2.2.1)", c.Agent)
 	}
 	return nil
+}
+
+// validAgent reports whether a is a product token RFC 9309 §2.2.1
+// allows: one or more letters, '-' and '_'.
+func validAgent(a string) bool {
+	for i := 0; i < len(a); i++ {
+		if c := a[i] | 0x20; (c < 'a' || c > 'z') && a[i] != '-' && a[i] != '_' {
+			return false
+		}
+	}
+	return a != ""
 }
 
 func (c *Config) ensureDefaults() {
 	if c.Workers == 0 {
 		c.Workers = 16
 	}
-	if c.Agent == "" {
+	if c.Agent == "" && c.Robots == nil {
 		c.Agent = "crawlkit"
 	}
 	if c.UserAgent == "" {
@@ -183,10 +230,16 @@ func (c *Config) ensureDefaults() {
 		c.DelayFactor = 0
 	}
 	if c.MaxDelay == 0 {
-		c.MaxDelay = time.Minute
+		c.MaxDelay = time.Hour
 	}
 	if c.MaxPagesPerHost == 0 {
 		c.MaxPagesPerHost = 10000
+	}
+	if c.MaxPagesPerDomain == 0 {
+		c.MaxPagesPerDomain = 100000
+	}
+	if c.MaxHostsPerDomain == 0 {
+		c.MaxHostsPerDomain = 1000
 	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 2
@@ -196,9 +249,6 @@ func (c *Config) ensureDefaults() {
 	}
 	if c.MaxRevisit == 0 {
 		c.MaxRevisit = 30 * 24 * time.Hour
-	}
-	if c.CheckpointInterval == 0 {
-		c.CheckpointInterval = time.Minute
 	}
 	if c.ProgressInterval == 0 {
 		c.ProgressInterval = 5 * time.Second

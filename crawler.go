@@ -28,56 +28,56 @@ type Crawler struct {
 	resolver dns.Resolver
 	robots   *robots.Cache
 	front    frontier.Frontier
-	urlSeen  dedup.URLSeen
+	state    State
+	durable  bool // cfg.State was given: progress and sink positions are saved
 	content  dedup.ContentSeen
-	bodySeen *dedup.ExactContent // exact duplicates of bodies without text
+	bodySeen BodySeen // exact duplicates of bodies without text
 	filters  frontier.URLFilter
+	pol      frontier.Politeness
 	closers  []io.Closer // what New created, closed by Run in reverse order
 
-	c       counters
-	start   atomic.Pointer[time.Time] // set by Run; Stats reads it from any goroutine
-	journal *journal                  // nil without CheckpointDir
+	// durableSinks are the Config.Sinks that implement DurableSink, in
+	// order; plainSinks the others.
+	durableSinks []DurableSink
+	plainSinks   []Sink
 
-	hostMu sync.Mutex
-	hosts  map[string]int // host → URLs queued, for MaxPagesPerHost and Stats.Hosts
+	c     counters
+	start atomic.Pointer[time.Time] // set by Run; Stats reads it from any goroutine
+	prior atomic.Int64              // crawl time of earlier runs, in ns
+	pages pageGate
 
-	// robotsFetched holds, per host, how long a robots.txt fetch made on
-	// behalf of a worker took, so the worker waits k × that before
-	// fetching the page: the robots.txt request counts for politeness.
-	robotsFetched sync.Map // host → time.Duration
-	// robotsErr holds, per host, the error of its last robots.txt fetch
-	// if that failed to get an answer (DNS, refused address, timeout).
-	robotsErr sync.Map // host → error
+	// commitMu serializes commits: the State sees one Txn at a time, and
+	// the durable sinks' records and positions stay in step with it.
+	// txn, look and the buffers below are reused under it.
+	commitMu  sync.Mutex
+	txn       Txn
+	look      Lookup
+	positions [][]byte
+	progBuf   []byte
 
-	retryMu sync.Mutex
-	retries map[string]int // URL → retries so far (429/503, transient errors)
+	// early holds the URLs Add received before Run loaded the State: Run
+	// admits them once it has, so none is raced with the restore. loaded
+	// is set, under earlyMu, once it has.
+	earlyMu sync.Mutex
+	early   []frontier.URL
+	loaded  bool
 
-	// pause is held for reading by workers while they change the frontier
-	// and the journal, and for writing by a checkpoint, which needs both
-	// to agree.
-	pause sync.RWMutex
-
-	// early holds the URLs Add received, with a CheckpointDir, before Run
-	// had opened the journal: Run journals and queues them then, so that
-	// none is queued unjournaled (and lost to a crash) or raced with the
-	// restore. journaled is set, under earlyMu, once c.journal is open.
-	earlyMu   sync.Mutex
-	early     []frontier.URL
-	journaled bool
-
+	fatal      atomic.Pointer[error] // a commit failed: the crawl stops with it
 	sinkErrors atomic.Uint64
 	stopReason atomic.Value // string
 	ran        atomic.Bool
 }
 
 // New returns a Crawler for cfg, creating the default for every nil module.
-// It does not touch the network.
+// It does not touch the network. A crawl with a State opens the State's
+// queue store and content sets here.
 func New(cfg Config) (*Crawler, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	cfg.ensureDefaults()
-	c := &Crawler{cfg: cfg, hosts: map[string]int{}, retries: map[string]int{}}
+	c := &Crawler{cfg: cfg}
+	c.pages.max = cfg.MaxPages
 	if err := c.assemble(); err != nil {
 		c.closeAll()
 		return nil, err
@@ -87,6 +87,11 @@ func New(cfg Config) (*Crawler, error) {
 
 func (c *Crawler) assemble() error {
 	cfg := &c.cfg
+	c.pol = frontier.Politeness{K: frontierK(cfg.DelayFactor), MinDelay: cfg.MinDelay, MaxDelay: cfg.MaxDelay}
+	c.state, c.durable = cfg.State, cfg.State != nil
+	if c.state == nil {
+		c.state = newEphemeral()
+	}
 	c.resolver = cfg.Resolver
 	if c.resolver == nil && cfg.Fetcher == nil {
 		r, err := dns.New(nil)
@@ -115,38 +120,63 @@ func (c *Crawler) assemble() error {
 	}
 	c.robots = cfg.Robots
 	if c.robots == nil {
-		c.robots = robots.NewCache(&robots.Options{Agent: cfg.Agent, Fetch: c.robotsFetch})
+		c.robots = robots.NewCache(&robots.Options{Agent: cfg.Agent, Fetch: c.robotsFetch,
+			HopGap: func(took time.Duration) time.Duration { return c.pol.Gap(frontier.Result{Duration: took}) }})
 		c.closers = append(c.closers, c.robots)
 	}
 	c.front = cfg.Frontier
 	if c.front == nil {
-		f, err := frontier.NewMercator(frontier.Options{
-			Workers:     cfg.Workers,
-			Prioritizer: cfg.Prioritizer,
-			Politeness:  frontier.Politeness{K: frontierK(cfg.DelayFactor), MinDelay: cfg.MinDelay, MaxDelay: cfg.MaxDelay},
-		})
+		o := frontier.Options{Workers: cfg.Workers, Prioritizer: cfg.Prioritizer, Politeness: c.pol}
+		if qs, ok := cfg.State.(QueueStorer); ok {
+			st, err := qs.QueueStore()
+			if err != nil {
+				return fmt.Errorf("crawlkit: state's queue store: %w", err)
+			}
+			o.Store = st
+		}
+		f, err := frontier.NewMercator(o)
 		if err != nil {
+			if o.Store != nil {
+				o.Store.Close()
+			}
 			return err
 		}
 		c.front = f
 		c.closers = append(c.closers, f)
 	}
-	c.urlSeen = cfg.URLSeen
-	if c.urlSeen == nil {
-		c.urlSeen = dedup.NewSet(1 << 16)
-	}
+	cs, _ := cfg.State.(ContentStorer)
 	c.content = cfg.ContentSeen
+	if c.content == nil && cs != nil {
+		var err error
+		if c.content, err = cs.ContentSeen(); err != nil {
+			return fmt.Errorf("crawlkit: state's content set: %w", err)
+		}
+	}
 	if c.content == nil {
-		cs, err := dedup.NewContent(nil)
+		content, err := dedup.NewContent(nil)
 		if err != nil {
 			return err
 		}
-		c.content = cs
+		c.content = content
 	}
-	c.bodySeen = new(dedup.ExactContent)
+	if cs != nil {
+		var err error
+		if c.bodySeen, err = cs.BodySeen(); err != nil {
+			return fmt.Errorf("crawlkit: state's body set: %w", err)
+		}
+	} else {
+		c.bodySeen = new(dedup.ExactContent)
+	}
 	c.filters = cfg.Filters
 	if c.filters == nil {
 		c.filters = frontier.DefaultFilters()
+	}
+	for _, s := range cfg.Sinks {
+		if d, ok := s.(DurableSink); ok {
+			c.durableSinks = append(c.durableSinks, d)
+		} else {
+			c.plainSinks = append(c.plainSinks, s)
+		}
 	}
 	return nil
 }
@@ -168,41 +198,20 @@ func (c *Crawler) closeAll() {
 }
 
 // robotsFetch is the robots.Cache's FetchFunc: robots.txt goes through the
-// crawler's own fetcher (same address guard, same limits), and its
-// duration is noted for the politeness gap.
+// crawler's own fetcher (same address guard, same limits), and every
+// answer is archived by the sinks that archive exchanges. The politeness
+// gap after it is the frontier's business: the worker that asked reports
+// the fetch with Result.Requeue (see process).
 func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := c.robotsFetched.Load(strings.ToLower(u.Hostname())); ok {
-		// A redirect hop of the same robots.txt fetch (the page's
-		// worker has not taken the entry yet): the host gets the
-		// politeness gap after the previous hop, as after any request.
-		if !c.politeWait(ctx, d.(time.Duration)) {
-			return nil, ctx.Err()
-		}
-	}
 	start := time.Now()
 	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u})
-	if resp != nil {
-		// A Fetcher need not fill in Timings (fetch.Static does not):
-		// the call's own duration stands in.
-		d := resp.Timings.Total
-		if d <= 0 {
-			d = time.Since(start)
-		}
-		c.robotsFetched.Store(strings.ToLower(u.Hostname()), d)
-	}
-	host := strings.ToLower(u.Hostname())
 	if err != nil {
-		// The Cache will answer "disallow all" for this host (RFC 9309
-		// §2.3.1.4) until the next attempt; the URLs it turns away are
-		// counted as failures of this kind, not as robots denials.
-		c.robotsErr.Store(host, err)
 		return nil, err
 	}
-	c.robotsErr.Delete(host)
 	c.exchange(ctx, resp, start)
 	rr := &robots.Response{Status: resp.Status, Body: resp.Body}
 	if resp.Location != nil {
@@ -218,24 +227,37 @@ func (c *Crawler) Stats() Stats {
 	if st, ok := c.front.(frontier.Stater); ok {
 		s.Frontier = st.Stats()
 	}
-	c.hostMu.Lock()
-	s.Hosts = len(c.hosts)
-	c.hostMu.Unlock()
-	if start := c.start.Load(); start != nil {
-		s.Elapsed = time.Since(*start)
-	}
+	s.Elapsed = c.elapsed()
 	return s
+}
+
+// elapsed is the crawl time of earlier runs plus this one's so far.
+func (c *Crawler) elapsed() time.Duration {
+	d := time.Duration(c.prior.Load())
+	if start := c.start.Load(); start != nil {
+		d += time.Since(*start)
+	}
+	return d
 }
 
 // ErrAlreadyRan is returned by a second call of Run.
 var ErrAlreadyRan = errors.New("crawlkit: Run called twice")
 
 // Run crawls until the frontier is empty (unless Continuous), a limit is
-// reached, or ctx is done, and returns the final statistics. Cancelling
-// ctx is a clean stop: workers finish their current page, a last
-// checkpoint is written, the sinks are closed. Run returns a non-nil error
-// only when the crawl could not start or its state could not be saved;
-// an error of a single page is counted, not returned.
+// reached, or ctx is done, and returns the final statistics.
+//
+// With a State, Run first loads it: the pending URLs are queued again
+// (each host not before its saved next-contact time), the counters and
+// crawl time carry on, and every DurableSink is rewound to its position
+// at the last committed page. Every page is then committed to the State
+// as it finishes, together with its records in the durable sinks, so a
+// crawl killed at any instant resumes from its last committed page.
+//
+// Cancelling ctx is a clean stop: no URL is taken from the frontier any
+// more, the pages in flight are finished (each within the fetcher's
+// timeouts) and committed, and the sinks are closed. Run returns a
+// non-nil error only when the crawl could not start or its state could
+// not be saved; an error of a single page is counted, not returned.
 func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if !c.ran.CompareAndSwap(false, true) {
 		return Stats{}, ErrAlreadyRan
@@ -245,23 +267,15 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	start := time.Now()
 	c.start.Store(&start)
 
-	resumed := 0
-	if c.cfg.CheckpointDir != "" {
-		j, n, err := openJournal(ctx, c)
-		if err != nil {
-			return c.Stats(), err
-		}
-		c.earlyMu.Lock()
-		c.journal, c.journaled, resumed = j, true, n
-		early := c.early
-		c.early = nil
-		c.earlyMu.Unlock()
-		defer j.Close()
-		if _, err := c.admit(ctx, early); err != nil {
-			return c.Stats(), err
-		}
+	resumed, err := c.load(ctx)
+	if err != nil {
+		return c.Stats(), err
 	}
-	if err := c.addSeeds(ctx); err != nil {
+	c.earlyMu.Lock()
+	early := c.early
+	c.early, c.loaded = nil, true
+	c.earlyMu.Unlock()
+	if err := c.addSeeds(ctx, early); err != nil {
 		return c.Stats(), err
 	}
 	if resumed == 0 && c.c.seeds.Load() == 0 && c.cfg.Splitter == nil {
@@ -270,37 +284,47 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		}
 	}
 	if resumed > 0 {
-		c.cfg.Logger.Info("crawlkit: resumed", "dir", c.cfg.CheckpointDir, "urls", resumed)
+		c.cfg.Logger.Info("crawlkit: resumed", "urls", resumed)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	// Pages in flight when the crawl stops are finished, not abandoned:
+	// their work context outlives the stop (the fetcher's timeouts bound
+	// it).
+	workCtx := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
 	for range c.cfg.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.worker(runCtx)
-		}()
+		wg.Go(func() { c.worker(runCtx, workCtx) })
 	}
 	hkDone := make(chan error, 1)
 	go func() { hkDone <- c.housekeeping(runCtx, stop) }()
 	wg.Wait()
 	stop()
-	err := <-hkDone
+	err = <-hkDone
+	if f := c.fatal.Load(); f != nil && err == nil {
+		err = *f
+	}
 
+	// The crawl time of this run is saved with a last progress record.
+	if c.durable && err == nil {
+		err = c.commitProgress(workCtx)
+	}
 	s := c.Stats()
 	reason, _ := c.stopReason.Load().(string)
 	if reason == "" && ctx.Err() != nil {
 		reason = "cancelled"
 	}
 	c.cfg.Logger.Info("crawlkit: stopped", "reason", reason, "stats", s.String())
-	if c.journal != nil {
-		if cerr := c.checkpoint(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
 	return s, err
+}
+
+// StopReason returns why the last Run stopped ("frontier empty", "max
+// pages", "max bytes", "max duration", "cancelled", "commit failed"), or
+// "" while it runs.
+func (c *Crawler) StopReason() string {
+	r, _ := c.stopReason.Load().(string)
+	return r
 }
 
 func (c *Crawler) closeSinks() {
@@ -311,10 +335,101 @@ func (c *Crawler) closeSinks() {
 	}
 }
 
-// addSeeds canonicalises the seeds and queues those not seen before (a
-// resumed crawl has seen them). In a distributed crawl every node is given
-// every seed and queues those of its own hosts.
-func (c *Crawler) addSeeds(ctx context.Context) error {
+// load restores the State's progress and queues its pending URLs, each
+// not before its host's saved next-contact time. It returns the number
+// of URLs queued.
+func (c *Crawler) load(ctx context.Context) (int, error) {
+	var batch []frontier.URL
+	n := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := c.holdBack(ctx, batch); err != nil {
+			return err
+		}
+		if err := c.front.Add(ctx, batch...); err != nil {
+			return err
+		}
+		n += len(batch)
+		batch = batch[:0]
+		return nil
+	}
+	saved, err := c.state.Load(ctx, func(p Pending) error {
+		batch = append(batch, p.URL)
+		if len(batch) == 4096 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+	}
+	if !c.durable {
+		return n, nil
+	}
+	if saved == nil {
+		// A new crawl: the sinks' positions now are where it starts, so
+		// a crash before the first page rewinds them to here.
+		return n, c.commitProgress(ctx)
+	}
+	p, err := decodeProgress(saved)
+	if err != nil {
+		return 0, err
+	}
+	c.c.restore(p.stats)
+	c.prior.Store(int64(p.stats.Elapsed))
+	c.pages.restore(int64(p.stats.Pages()))
+	if len(p.positions) != len(c.durableSinks) {
+		return 0, fmt.Errorf("crawlkit: the state was saved with %d durable sinks, this crawl has %d: resume with the sinks it was started with", len(p.positions), len(c.durableSinks))
+	}
+	for i, s := range c.durableSinks {
+		if err := s.Rewind(p.positions[i]); err != nil {
+			return 0, fmt.Errorf("crawlkit: rewinding sink %d (%T) to the last committed page: %w", i, s, err)
+		}
+	}
+	return n, nil
+}
+
+// holdBack delays every URL of batch to its host's saved next-contact
+// time, so that a resumed crawl keeps the politeness gaps of the last one.
+func (c *Crawler) holdBack(ctx context.Context, batch []frontier.URL) error {
+	q := &Lookup{}
+	idx := make(map[string]int)
+	for i := range batch {
+		k := hostKey(batch[i].URL)
+		if _, ok := idx[k]; !ok {
+			idx[k] = len(q.Keys)
+			q.Keys = append(q.Keys, k)
+		}
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return err
+	}
+	for i := range batch {
+		next := q.Records[idx[hostKey(batch[i].URL)]].Next
+		if next.After(batch[i].Due) {
+			batch[i].Due = next
+		}
+	}
+	return nil
+}
+
+// The key spaces of KeyRecords: URLs admitted per host and the host's
+// next contact, URLs admitted per registrable domain, hosts admitted per
+// registrable domain.
+func hostKey(u string) string          { return "h:" + frontier.HostKey(u) }
+func domainKey(domain string) string   { return "d:" + domain }
+func domainHosts(domain string) string { return "n:" + domain }
+
+// addSeeds canonicalises the seeds, and queues those not seen before (a
+// resumed crawl has seen them) together with the URLs Add received before
+// Run. In a distributed crawl every node is given every seed and queues
+// those of its own hosts.
+func (c *Crawler) addSeeds(ctx context.Context, early []frontier.URL) error {
 	var batch []frontier.URL
 	for _, s := range c.cfg.Seeds {
 		s = strings.TrimSpace(s)
@@ -334,66 +449,56 @@ func (c *Crawler) addSeeds(ctx context.Context) error {
 		}
 		batch = append(batch, frontier.URL{URL: canon})
 	}
-	n, err := c.admit(ctx, batch)
-	c.c.seeds.Add(uint64(n))
-	return err
-}
-
-// noteHost counts a URL queued for host and reports whether the host is
-// still within MaxPagesPerHost.
-func (c *Crawler) noteHost(host string) bool {
-	c.hostMu.Lock()
-	defer c.hostMu.Unlock()
-	n := c.hosts[host]
-	if c.cfg.MaxPagesPerHost > 0 && n >= c.cfg.MaxPagesPerHost {
-		return false
+	w := &work{}
+	w.cands = batch
+	w.seeds = true
+	if err := c.commit(ctx, w); err != nil {
+		return err
 	}
-	c.hosts[host] = n + 1
-	return true
-}
-
-// prefetch asks the resolver to resolve new hosts in the background, so
-// that the name is known by the time the host's turn comes (§20.2.2).
-func (c *Crawler) prefetch(batch []frontier.URL) {
-	p, ok := c.resolver.(interface{ Prefetch(...string) })
-	if !ok || len(batch) == 0 {
-		return
+	if len(early) > 0 {
+		w = &work{cands: early, received: true}
+		return c.commit(ctx, w)
 	}
-	hosts := make([]string, 0, len(batch))
-	for i := range batch {
-		h := frontier.HostKey(batch[i].URL)
-		if len(hosts) == 0 || hosts[len(hosts)-1] != h {
-			hosts = append(hosts, h)
-		}
-	}
-	p.Prefetch(hosts...)
+	return nil
 }
 
 // worker is one crawl thread: take a URL, process it, report it done.
-func (c *Crawler) worker(ctx context.Context) {
+// stopCtx ends the loop; workCtx is the context of the work on a page.
+func (c *Crawler) worker(stopCtx, workCtx context.Context) {
 	for {
-		l, err := c.front.Next(ctx)
+		l, err := c.front.Next(stopCtx)
 		if err != nil {
 			return
 		}
+		if !c.pages.acquire(stopCtx) {
+			// MaxPages is spent (or the crawl stops): the URL stays
+			// pending in the State, for a later Run.
+			return
+		}
 		c.c.inflight.Add(1)
-		c.process(ctx, l)
+		page := c.process(workCtx, l)
+		c.pages.release(page)
 		c.c.inflight.Add(-1)
 	}
 }
 
-// housekeeping logs progress, stops the crawl at its limits or when there
-// is nothing left to do, and checkpoints.
+// housekeeping logs progress and stops the crawl at its limits or when
+// there is nothing left to do.
 func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	lastProgress, lastCheckpoint := time.Now(), time.Now()
+	lastProgress := time.Now()
 	idle := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+		}
+		if c.fatal.Load() != nil {
+			c.stopReason.CompareAndSwap(nil, "commit failed")
+			stop()
+			return nil
 		}
 		s := c.Stats()
 		if reason := c.limitReached(s); reason != "" {
@@ -412,24 +517,21 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 		} else {
 			idle = 0
 		}
-		now := time.Now()
-		if now.Sub(lastProgress) >= c.cfg.ProgressInterval {
+		if now := time.Now(); now.Sub(lastProgress) >= c.cfg.ProgressInterval {
 			lastProgress = now
 			c.cfg.Logger.Info("crawlkit: progress", "stats", s.String())
 			if c.cfg.Progress != nil {
 				c.cfg.Progress(s)
 			}
 		}
-		if c.journal != nil && now.Sub(lastCheckpoint) >= c.cfg.CheckpointInterval {
-			lastCheckpoint = now
-			if err := c.checkpoint(); err != nil {
-				c.cfg.Logger.Error("crawlkit: checkpoint", "err", err)
-				c.stopReason.CompareAndSwap(nil, "checkpoint failed")
-				stop()
-				return err
-			}
-		}
 	}
+}
+
+// IdleReporter is implemented by a HostSplitter that knows when no node
+// of the cluster has work left or in transit: a crawl with a Splitter ends
+// when its own frontier is empty only if its Splitter reports Idle.
+type IdleReporter interface {
+	Idle() bool
 }
 
 // clusterIdle reports whether no other node can still send work: always
@@ -438,7 +540,7 @@ func (c *Crawler) clusterIdle() bool {
 	if c.cfg.Splitter == nil {
 		return true
 	}
-	i, ok := c.cfg.Splitter.(interface{ Idle() bool })
+	i, ok := c.cfg.Splitter.(IdleReporter)
 	return ok && i.Idle()
 }
 
@@ -452,4 +554,70 @@ func (c *Crawler) limitReached(s Stats) string {
 		return "max duration"
 	}
 	return ""
+}
+
+// pageGate makes MaxPages exact: a worker holds a slot from before its
+// fetch until its outcome is committed, and no slot is handed out while
+// the committed pages and the slots held could reach the limit.
+type pageGate struct {
+	max int64 // 0: no limit
+
+	mu   sync.Mutex
+	done int64         // pages committed
+	held int64         // slots held by workers
+	wake chan struct{} // closed when a slot is released
+}
+
+// acquire waits for a slot; it returns false once the limit is reached
+// for good or ctx is done.
+func (g *pageGate) acquire(ctx context.Context) bool {
+	if g.max <= 0 {
+		return true
+	}
+	for {
+		g.mu.Lock()
+		if g.done >= g.max {
+			g.mu.Unlock()
+			return false
+		}
+		if g.done+g.held < g.max {
+			g.held++
+			g.mu.Unlock()
+			return true
+		}
+		if g.wake == nil {
+			g.wake = make(chan struct{})
+		}
+		wake := g.wake
+		g.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// release gives a slot back; page reports that it became a page.
+func (g *pageGate) release(page bool) {
+	if g.max <= 0 {
+		return
+	}
+	g.mu.Lock()
+	g.held--
+	if page {
+		g.done++
+	}
+	if g.wake != nil {
+		close(g.wake)
+		g.wake = nil
+	}
+	g.mu.Unlock()
+}
+
+// restore counts the pages of earlier runs.
+func (g *pageGate) restore(pages int64) {
+	g.mu.Lock()
+	g.done = pages
+	g.mu.Unlock()
 }

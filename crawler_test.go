@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -376,6 +377,10 @@ func TestRetryAfter(t *testing.T) {
 		{now.Add(90 * time.Second).Format(time.RFC1123), 90 * time.Second},
 		{now.Add(-time.Hour).Format(time.RFC1123), 0},
 		{now.Add(72 * time.Hour).Format(time.RFC1123), 24 * time.Hour},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second}, // IMF-fixdate
+		{now.Add(90 * time.Second).Format(time.RFC850), 90 * time.Second},     // obsolete RFC 850
+		{now.Add(90 * time.Second).Format(time.ANSIC), 90 * time.Second},      // asctime
+		{"Sun, 22 Nov 2026 12:01:30", 0},                                      // no zone
 	} {
 		if got := retryAfter(tc.v, now); got != tc.want {
 			t.Errorf("retryAfter(%q) = %v, want %v", tc.v, got, tc.want)

@@ -58,6 +58,7 @@ func TestCrawlUnderDNSFaults(t *testing.T) {
 		cfg.Seeds = append(web.Seeds(), deadURL, servfailURL)
 		cfg.Resolver = res
 		cfg.Fetcher = fetch.NewHTTP(fetch.Options{Resolver: res, AllowPrivate: true, Timeout: 5 * time.Second})
+		cfg.AllowPrivate = false
 		cfg.MaxPagesPerHost = 40
 		cfg.MaxRetries = 1
 		cfg.OnError = func(u string, err error) {

@@ -240,7 +240,7 @@ func TestCrawlUnderHostileHost(t *testing.T) {
 	)
 	c := newTestCrawler(t, web, func(cfg *Config) {
 		cfg.Seeds = append(web.Seeds(), extraSeeds...)
-		cfg.Fetcher = fetcher
+		cfg.Fetcher, cfg.AllowPrivate = fetcher, false
 		cfg.MaxPagesPerHost = 60
 		cfg.MaxRetries = 1
 		cfg.DelayFactor = 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -14,126 +15,152 @@ import (
 	"github.com/crawlkit/crawlkit/frontier"
 )
 
+// work is what processing one lease (or admitting a batch of seeds or
+// received URLs) produced: commit makes it part of the crawl.
+type work struct {
+	l        *frontier.Lease // nil for a batch of seeds or received URLs
+	outcome  Outcome         // the lease's final outcome, unless requeued
+	requeue  bool            // the lease goes back to its key (robots.txt came first, or a retry)
+	retries  int             // with requeue by a retry: the lease's retries so far
+	revisit  bool            // continuous crawling: the lease is scheduled again
+	res      frontier.Result // reported to the frontier
+	page     *Page           // a page for the sinks, or nil
+	archive  *fetch.Response // a response that is not a page, for the ExchangeSinks
+	fetched  time.Time       // when the archived response's fetch started
+	source   string          // the page whose links cands are
+	links    []string        // its out-links, for a FetchObserver
+	cands    []frontier.URL  // URLs to admit
+	seeds    bool            // cands are the seeds
+	received bool            // cands came through Add
+	t        tally
+}
+
 // process runs one URL through the loop: robots check, fetch, parse,
-// content seen?, links through filter and URL seen? into the frontier,
-// sinks, and Done with the fetch time for the politeness gap.
-func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
+// content seen?, links through the URL filter, and commits the outcome.
+// It reports whether the URL became a page (a 2xx answer).
+func (c *Crawler) process(ctx context.Context, l *frontier.Lease) bool {
+	w := &work{l: l}
+	c.run(ctx, w)
+	if err := c.commit(ctx, w); err != nil {
+		c.fail(err)
+	}
+	return !w.requeue && (w.outcome == Fetched || w.outcome == DuplicateContent || w.outcome == Unchanged)
+}
+
+// fail stops the crawl with err: the State could not be changed, so no
+// page may be reported done any more.
+func (c *Crawler) fail(err error) {
+	c.fatal.CompareAndSwap(nil, &err)
+}
+
+// run fills in w for its lease.
+func (c *Crawler) run(ctx context.Context, w *work) {
+	l := w.l
 	u, err := url.Parse(l.URL.URL)
 	if err != nil {
 		// Only canonical URLs enter the frontier, so this is a bug or a
-		// damaged checkpoint; count it rather than loop on it.
-		c.finish(l, FetchError, frontier.Result{Err: err})
-		c.c.fetchError(fetch.KindBadURL)
+		// damaged state; count it rather than loop on it.
+		w.outcome, w.res.Err = FetchError, err
+		w.t.fetchError(fetch.KindBadURL.String())
 		return
 	}
-	host := strings.ToLower(u.Hostname())
 
 	// Robots.txt immediately before the fetch: rules change while URLs
 	// wait in the frontier.
-	allowed, rerr := c.robots.Allowed(ctx, u)
-	if d, ok := c.robotsFetched.LoadAndDelete(host); ok {
-		// The robots.txt request was a request to this host: wait the
-		// politeness gap after it before the page itself.
-		if !c.politeWait(ctx, d.(time.Duration)) {
-			c.requeue(l, frontier.Result{Duration: d.(time.Duration)})
+	v, err := c.robots.Check(ctx, u)
+	w.res.CrawlDelay = v.CrawlDelay
+	switch {
+	case err != nil:
+		// The Cache answers a failed robots.txt fetch itself; an error
+		// here means it could not decide (closed, or ctx ended).
+		w.outcome, w.res.Err = FetchError, err
+		w.t.fetchError(fetch.KindOther.String())
+		return
+	case v.Fetched:
+		// This worker's robots.txt fetch was a request to the host: it
+		// counts for politeness like any fetch, so the URL goes back to
+		// its host's queue and comes out after the gap.
+		w.res.Duration = v.FetchTime
+		if v.Allowed {
+			w.requeue, w.res.Requeue = true, true
 			return
 		}
 	}
-	crawlDelay, _ := c.robots.Delay(u.Host)
-	if rerr != nil {
-		if ctx.Err() != nil {
-			c.requeue(l, frontier.Result{})
-			return
-		}
-		// The Cache answers a failed robots.txt fetch itself (disallow
-		// on 5xx and network errors); an error here means it could not
-		// decide, so the URL is not fetched.
-		allowed = false
-	}
-	if !allowed {
-		if e, ok := c.robotsErr.Load(host); ok {
-			// Not a denial: robots.txt could not be fetched at all, so
-			// the host is unreachable. Count the failure under its kind.
-			err := e.(error)
-			kind := fetch.KindOther
+	if !v.Allowed {
+		if v.Unreachable {
+			// Not a denial: robots.txt could not be fetched, so the host
+			// is unreachable (RFC 9309 §2.3.1.4). Count the failure
+			// under its kind.
+			kind := "robots unreachable"
 			var fe *fetch.Error
-			if errors.As(err, &fe) {
-				kind = fe.Kind
+			if errors.As(v.Err, &fe) {
+				kind = fe.Kind.String()
 			}
-			c.c.fetchError(kind)
-			c.reportError(l.URL.URL, err)
-			c.finish(l, FetchError, frontier.Result{Err: err, CrawlDelay: crawlDelay})
+			w.t.fetchError(kind)
+			w.outcome, w.res.Err = FetchError, v.Err
+			if v.Err != nil {
+				c.reportError(l.URL.URL, v.Err)
+			}
 			return
 		}
-		c.finish(l, RobotsDenied, frontier.Result{CrawlDelay: crawlDelay})
+		w.outcome = RobotsDenied
 		return
 	}
 
-	req := &fetch.Request{URL: u}
 	start := time.Now()
-	resp, err := c.fetcher.Fetch(ctx, req)
-	res := frontier.Result{CrawlDelay: crawlDelay}
+	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u})
 	if resp != nil {
-		res.Duration = resp.Timings.Total
-		res.Status = resp.Status
+		w.res.Duration = resp.Timings.Total
+		w.res.Status = resp.Status
 	}
-	if res.Duration <= 0 {
-		res.Duration = time.Since(start)
+	if w.res.Duration <= 0 {
+		w.res.Duration = time.Since(start)
 	}
 	if err != nil {
-		res.Err = err
-		if ctx.Err() != nil {
-			c.requeue(l, res)
-			return
-		}
+		w.res.Err = err
 		kind := fetch.KindOther
 		var fe *fetch.Error
 		if errors.As(err, &fe) {
 			kind = fe.Kind
 		}
-		if transient(kind) && c.retry(l, &res, 0) {
+		if transient(kind) && c.retry(ctx, w, 0) {
 			return
 		}
-		c.c.fetchError(kind)
+		w.t.fetchError(kind.String())
 		c.reportError(l.URL.URL, err)
-		c.finish(l, FetchError, res)
+		w.outcome = FetchError
 		return
 	}
-	c.c.statusCode(resp.Status)
-	c.c.bytes.Add(int64(len(resp.Body)))
+	w.t.status = resp.Status
+	w.t.bytes = int64(len(resp.Body))
 	// Every response that does not become a page (a redirect, an error
 	// status, a 304) still goes to the sinks that archive exchanges, so
 	// that a replay of the archive sees what the crawl saw. Duplicates are
 	// left out: their content is archived under the URL it was first seen
 	// at, and a replay must not find a second copy to keep instead.
-	kept := false
-	defer func() {
-		if !kept {
-			c.exchange(ctx, resp, start)
-		}
-	}()
+	w.archive, w.fetched = resp, start
 
 	switch {
 	case resp.NotModified():
-		res.Fingerprint = l.URL.Fingerprint
-		c.finishRevisit(l, Unchanged, res)
+		w.res.Fingerprint = l.URL.Fingerprint
+		w.outcome, w.revisit = Unchanged, true
 		return
 	case resp.Status >= 300 && resp.Status < 400:
 		if resp.Location != nil {
-			out, cands := c.filterLinks(l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}})
-			c.enqueue(ctx, l.URL.URL, out, cands, true)
+			_, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}})
+			w.source = l.URL.URL
 		}
-		c.finish(l, Redirected, res)
+		w.outcome = Redirected
 		return
-	case resp.Status == 429 || resp.Status == 503:
-		res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		if c.retry(l, &res, res.RetryAfter) {
+	case resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable:
+		w.res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if c.retry(ctx, w, w.res.RetryAfter) {
 			return
 		}
-		c.finish(l, HTTPError, res)
+		w.outcome = HTTPError
 		return
 	case resp.Status < 200 || resp.Status >= 300:
-		c.finish(l, HTTPError, res)
+		w.outcome = HTTPError
 		return
 	}
 
@@ -144,18 +171,39 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		doc = &fetch.Document{URL: resp.URL}
 	case err != nil:
 		c.reportError(l.URL.URL, err)
-		c.finish(l, ParseError, res)
+		w.outcome = ParseError
 		return
 	}
+	if c.seenContent(ctx, w, resp, doc) {
+		// Content seen at another URL: archived there.
+		w.archive = nil
+		w.outcome, w.revisit = DuplicateContent, true
+		return
+	}
+	if w.outcome == Unchanged {
+		return
+	}
+	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: w.res.Fingerprint}
+	if !doc.NoFollow {
+		page.Links, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth+1, doc.Links)
+	}
+	w.page, w.archive = page, nil
+	w.source, w.links = l.URL.URL, page.Links
+	w.outcome, w.revisit = Fetched, true
+}
 
-	// Content seen? A revisit first retires its own previous fingerprint
-	// when the content changed, or stops here when it did not.
+// seenContent runs the "content seen?" test (IIR §20.2.1) and reports
+// whether the page's content was seen at another URL. A revisit first
+// retires its own previous fingerprint when the content changed, or stops
+// as Unchanged when it did not. It sets w.res.Fingerprint.
+func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response, doc *fetch.Document) bool {
+	l := w.l
 	fp := dedup.TextFingerprint([]byte(doc.Text))
-	res.Fingerprint = fp
+	w.res.Fingerprint = fp
 	if old := l.URL.Fingerprint; old != 0 {
 		if old == fp {
-			c.finishRevisit(l, Unchanged, res)
-			return
+			w.outcome, w.revisit = Unchanged, true
+			return false
 		}
 		// The old fingerprint is in one of the two sets, depending on
 		// whether the page had text; forgetting an absent one is a no-op.
@@ -166,65 +214,36 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 			c.reportError(l.URL.URL, err)
 		}
 	}
-	if doc.Text == "" && len(resp.Body) > 0 {
+	switch {
+	case doc.Text == "" && len(resp.Body) > 0:
 		// A PDF or an image has no text to shingle: exact duplicates of
 		// its bytes are caught by their fingerprint alone.
 		fp = dedup.TextFingerprint(resp.Body)
-		res.Fingerprint = fp
+		w.res.Fingerprint = fp
 		first, known, err := c.bodySeen.Record(fp, l.URL.URL)
 		if err != nil {
 			c.reportError(l.URL.URL, err)
 		}
 		// Known at its own URL: recorded by a run killed before the
-		// page's outcome was journaled, and fetched again on resume.
-		if known && first != l.URL.URL {
-			kept = true // its content is archived at the URL first seen with it
-			c.finishRevisit(l, DuplicateContent, res)
-			return
-		}
-	} else if doc.Text != "" {
+		// page was committed, and fetched again on resume.
+		return known && first != l.URL.URL
+	case doc.Text != "":
 		m, err := c.content.Seen(ctx, dedup.Doc{URL: l.URL.URL, Text: []byte(doc.Text)})
 		if err != nil {
 			c.reportError(l.URL.URL, err)
-		} else {
-			res.Fingerprint = m.Fingerprint
-			// Seen at its own URL: recorded by a run killed before the
-			// page's outcome was journaled, and fetched again on resume.
-			if m.Seen && m.URL != l.URL.URL {
-				kept = true // its content is archived at the URL first seen with it
-				c.finishRevisit(l, DuplicateContent, res)
-				return
-			}
+			return false
 		}
+		w.res.Fingerprint = m.Fingerprint
+		return m.Seen && m.URL != l.URL.URL
 	}
-
-	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: res.Fingerprint}
-	var cands []frontier.URL
-	if !doc.NoFollow {
-		page.Links, cands = c.filterLinks(l.URL.URL, l.URL.Depth+1, doc.Links)
-	}
-	// Sinks and OnPage see the page before its links are prioritized, so
-	// a prioritizer that scores links by their source page (a focused
-	// crawler) can learn from it.
-	kept = true
-	for _, s := range c.cfg.Sinks {
-		if err := s.Write(ctx, page); err != nil {
-			c.sinkErrors.Add(1)
-			c.cfg.Logger.Error("crawlkit: sink", "url", page.URL, "err", err)
-		}
-	}
-	if c.cfg.OnPage != nil {
-		c.cfg.OnPage(page)
-	}
-	c.enqueue(ctx, l.URL.URL, page.Links, cands, false)
-	c.finishRevisit(l, Fetched, res)
+	return false
 }
 
 // filterLinks canonicalises a page's links and sends them through the URL
 // filter. It returns the canonical URLs that passed (the page's out-links
 // in the web graph) and, of those, the candidates for the frontier (within
 // MaxDepth), at depth.
-func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out []string, cands []frontier.URL) {
+func (c *Crawler) filterLinks(t *tally, source string, depth int, links []fetch.Link) (out []string, cands []frontier.URL) {
 	if len(links) > 0 {
 		out, cands = make([]string, 0, len(links)), make([]frontier.URL, 0, len(links))
 	}
@@ -232,15 +251,15 @@ func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out
 		if ln.HasRel("nofollow") {
 			continue
 		}
-		c.c.links.Add(1)
+		t.links++
 		canon, err := c.cfg.Canonicalizer.Canonical(ln.URL.String())
 		if err != nil {
-			c.c.filtered("malformed")
+			t.filter("malformed")
 			continue
 		}
 		cu, err := url.Parse(canon)
 		if err != nil {
-			c.c.filtered("malformed")
+			t.filter("malformed")
 			continue
 		}
 		if err := c.filters.Filter(cu); err != nil {
@@ -248,12 +267,12 @@ func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out
 			if r, ok := frontier.ReasonOf(err); ok {
 				reason = r.String()
 			}
-			c.c.filtered(reason)
+			t.filter(reason)
 			continue
 		}
 		out = append(out, canon)
 		if c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth {
-			c.c.filtered("max depth")
+			t.filter("max depth")
 			continue
 		}
 		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
@@ -261,168 +280,63 @@ func (c *Crawler) filterLinks(source string, depth int, links []fetch.Link) (out
 	return out, cands
 }
 
-// enqueue hands a fetched page's out-links to an OPIC prioritizer, sends
-// those of other nodes' hosts to the host splitter, and admits the rest to
-// the frontier.
-func (c *Crawler) enqueue(ctx context.Context, source string, out []string, cands []frontier.URL, redirect bool) {
-	// Once a page was fetched its links must be queued even if the crawl
-	// is stopping: they are about to be marked seen and journaled, and a
-	// frontier Add cut short by the cancelled context would lose them for
-	// good (the resumed crawl would take them for duplicates).
-	ctx = context.WithoutCancel(ctx)
-	if f, ok := c.cfg.Prioritizer.(interface {
-		Fetched(page string, links []string)
-	}); ok && !redirect {
-		// OPIC: the page's cash goes to its links before they are
-		// prioritized.
-		f.Fetched(source, out)
-	}
-	if sp := c.cfg.Splitter; sp != nil && len(cands) > 0 {
-		// The host splitter of Figure 20.2: after the URL filter, URLs of
-		// hosts other nodes own go to them, before duplicate elimination
-		// (the owner's URL-seen set decides).
-		local, remote := cands[:0:0], cands[:0:0]
-		for _, u := range cands {
-			if sp.Local(frontier.HostKey(u.URL)) {
-				local = append(local, u)
-			} else {
-				remote = append(remote, u)
-			}
-		}
-		if len(remote) > 0 {
-			if err := sp.Send(ctx, remote); err != nil {
-				c.cfg.Logger.Error("crawlkit: host splitter", "err", err)
-				for range remote {
-					c.c.filtered("splitter error")
-				}
-			} else {
-				c.c.outcomes[Sent].Add(uint64(len(remote)))
-			}
-		}
-		cands = local
-	}
-	c.admit(ctx, cands)
-}
-
-// admit runs URLs through the URL-seen test and the host budget and
-// queues the new ones, journaled first.
-func (c *Crawler) admit(ctx context.Context, cands []frontier.URL) (queued int, err error) {
-	if len(cands) == 0 {
-		return 0, nil
-	}
-	fps := make([]uint64, len(cands))
-	for i := range cands {
-		fps[i] = dedup.Fingerprint(cands[i].URL)
-	}
-	seen, err := c.urlSeen.TestAndAddBatch(ctx, nil, fps)
-	if err != nil {
-		c.cfg.Logger.Error("crawlkit: url seen", "err", err)
-		for range cands {
-			c.c.filtered("url seen error")
-		}
-		return 0, err
-	}
-	batch := cands[:0]
-	for i := range cands {
-		if seen[i] {
-			c.c.count(DuplicateURL)
-			continue
-		}
-		if !c.noteHost(frontier.HostKey(cands[i].URL)) {
-			c.c.filtered("host budget")
-			continue
-		}
-		batch = append(batch, cands[i])
-	}
-	if len(batch) == 0 {
-		return 0, nil
-	}
-	c.pause.RLock()
-	err = c.journal.added(batch)
-	if err == nil {
-		err = c.front.Add(ctx, batch...)
-	}
-	c.pause.RUnlock()
-	if err != nil {
-		if ctx.Err() == nil {
-			c.cfg.Logger.Error("crawlkit: frontier add", "err", err)
-		}
-		return 0, err
-	}
-	c.c.outcomes[Queued].Add(uint64(len(batch)))
-	c.prefetch(batch)
-	return len(batch), nil
-}
-
 // Add offers URLs to the crawl from outside the loop: the URLs another
 // node's host splitter sent to this one (they are counted as Received), or
 // URLs a program discovers by other means. Each is canonicalised, checked
-// against the URL-seen set and the host budget, and queued if new. The URL
+// against the URL-seen set and the budgets, and queued if new. The URL
 // filters are not applied again: the sender applied them. Add may be
-// called before and during Run, from any goroutine. With a CheckpointDir,
-// URLs added before Run has opened the checkpoint are held and queued,
-// journaled, once it has.
+// called before and during Run, from any goroutine; URLs added before Run
+// has loaded its State are admitted once it has.
 func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
-	batch := make([]frontier.URL, 0, len(urls))
+	w := &work{received: true}
+	w.cands = make([]frontier.URL, 0, len(urls))
 	for _, u := range urls {
 		canon, err := c.cfg.Canonicalizer.Canonical(u.URL)
 		if err != nil {
-			c.c.filtered("malformed")
+			w.t.filter("malformed")
 			continue
 		}
 		u.URL = canon
-		batch = append(batch, u)
+		w.cands = append(w.cands, u)
 	}
-	c.c.received.Add(uint64(len(urls)))
-	if c.cfg.CheckpointDir != "" {
-		c.earlyMu.Lock()
-		if !c.journaled {
-			// Run has not opened the journal yet: it will admit these.
-			c.early = append(c.early, batch...)
-			c.earlyMu.Unlock()
-			return nil
-		}
+	c.earlyMu.Lock()
+	if !c.loaded {
+		// Run has not loaded the State yet: it will admit these.
+		c.early = append(c.early, w.cands...)
 		c.earlyMu.Unlock()
+		return nil
 	}
-	_, err := c.admit(ctx, batch)
-	return err
+	c.earlyMu.Unlock()
+	return c.commit(ctx, w)
 }
 
-// exchange hands a response that is not a page to the sinks that archive
-// every exchange (ExchangeSink).
-func (c *Crawler) exchange(ctx context.Context, resp *fetch.Response, start time.Time) {
-	for _, s := range c.cfg.Sinks {
-		es, ok := s.(ExchangeSink)
-		if !ok {
-			continue
-		}
-		if err := es.Exchange(ctx, resp, start); err != nil {
-			c.sinkErrors.Add(1)
-			c.cfg.Logger.Error("crawlkit: sink", "url", resp.URL.String(), "err", err)
-		}
-	}
-}
+// retryInterval is the wait before retrying a URL whose server asked for
+// none, by the retries it has had: 1 s, 2 s, 4 s ...
+func retryInterval(n int) time.Duration { return time.Second << min(n, 16) }
 
-// finish reports a lease done with its final outcome.
-func (c *Crawler) finish(l *frontier.Lease, o Outcome, res frontier.Result) {
-	c.c.count(o)
-	c.pause.RLock()
-	defer c.pause.RUnlock()
-	if err := c.journal.done(l.URL.URL, o); err != nil {
-		c.cfg.Logger.Error("crawlkit: journal", "err", err)
+// retry sends a lease back to its key to be fetched again after wait (at
+// least the politeness gap; retryInterval when wait is 0), if it has
+// retries left, and reports whether it did.
+func (c *Crawler) retry(ctx context.Context, w *work, wait time.Duration) bool {
+	if c.cfg.MaxRetries < 0 {
+		return false
 	}
-	if err := c.front.Done(l, res); err != nil && !errors.Is(err, frontier.ErrClosed) {
-		c.cfg.Logger.Error("crawlkit: frontier done", "err", err)
+	q := &Lookup{Pending: []string{w.l.URL.URL}}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		c.reportError(w.l.URL.URL, err)
+		return false
 	}
-}
-
-// finishRevisit is finish for a page that was fetched: in continuous mode
-// it schedules the next visit by the page's estimated change rate.
-func (c *Crawler) finishRevisit(l *frontier.Lease, o Outcome, res frontier.Result) {
-	if c.cfg.Continuous {
-		res.Revisit = time.Now().Add(c.revisitInterval(l.URL.History, res.Fingerprint != l.URL.Fingerprint && l.URL.Fingerprint != 0))
+	n := q.PendingRecords[0].Retries
+	if n >= c.cfg.MaxRetries {
+		return false
 	}
-	c.finish(l, o, res)
+	if wait <= 0 {
+		wait = retryInterval(n)
+	}
+	w.res.RetryAfter = max(w.res.RetryAfter, wait)
+	w.requeue, w.res.Requeue, w.retries = true, true, n+1
+	w.t.count(Retried)
+	return true
 }
 
 // revisitInterval is the time until the next visit: the inverse of the
@@ -446,60 +360,6 @@ func (c *Crawler) revisitInterval(h frontier.History, changed bool) time.Duratio
 	}
 	d := time.Duration(float64(time.Second) / rate)
 	return min(max(d, c.cfg.MinRevisit), c.cfg.MaxRevisit)
-}
-
-// requeue leaves a lease outstanding because the crawl is stopping: a
-// checkpoint writes leased URLs as queued, so the next run fetches it.
-func (c *Crawler) requeue(*frontier.Lease, frontier.Result) {}
-
-// retry sends a lease back to the frontier to be fetched again after
-// wait (at least the politeness gap), if it has retries left.
-func (c *Crawler) retry(l *frontier.Lease, res *frontier.Result, wait time.Duration) bool {
-	if c.cfg.MaxRetries < 0 {
-		return false
-	}
-	c.retryMu.Lock()
-	n := c.retries[l.URL.URL]
-	ok := n < c.cfg.MaxRetries
-	if ok {
-		c.retries[l.URL.URL] = n + 1
-	} else {
-		delete(c.retries, l.URL.URL)
-	}
-	c.retryMu.Unlock()
-	if !ok {
-		return false
-	}
-	c.c.count(Retried)
-	u := l.URL
-	if wait <= 0 {
-		wait = time.Second << n
-	}
-	u.Due = time.Now().Add(wait)
-	c.pause.RLock()
-	defer c.pause.RUnlock()
-	_ = c.front.Done(l, *res)
-	if err := c.front.Add(context.Background(), u); err != nil {
-		c.cfg.Logger.Error("crawlkit: retry", "url", u.URL, "err", err)
-	}
-	return true
-}
-
-// politeWait sleeps k × d (capped by MaxDelay) unless ctx ends first.
-func (c *Crawler) politeWait(ctx context.Context, d time.Duration) bool {
-	gap := max(time.Duration(c.cfg.DelayFactor*float64(d)), c.cfg.MinDelay)
-	gap = min(gap, c.cfg.MaxDelay)
-	if gap <= 0 {
-		return true
-	}
-	t := time.NewTimer(gap)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func (c *Crawler) reportError(u string, err error) {
@@ -530,7 +390,13 @@ func retryAfter(v string, now time.Time) time.Duration {
 	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		return time.Duration(min(n, 86400)) * time.Second
 	}
-	if t, err := time.Parse(time.RFC1123, v); err == nil && t.After(now) {
+	// An HTTP-date in any of the three forms RFC 9110 §5.6.7 asks a
+	// recipient to read; "UTC" for "GMT" is a common slip, read too.
+	t, err := http.ParseTime(v)
+	if err != nil {
+		t, err = time.Parse(time.RFC1123, v)
+	}
+	if err == nil && t.After(now) {
 		return min(t.Sub(now), 24*time.Hour)
 	}
 	return 0

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,21 +18,20 @@ import (
 )
 
 // TestCancelAndResume stops a crawl in mid-flight by cancelling its
-// context and runs a new Crawler on the same CheckpointDir: the second run
+// context and runs a new Crawler on the same State: the second run
 // continues where the first stopped, so no page is requested twice but
 // those in flight at the stop, and every reachable page is requested.
 func TestCancelAndResume(t *testing.T) {
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 5, Hosts: 10, MeanPages: 10, ChangePeriods: []time.Duration{0},
 		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
 	defer web.Close()
-	dir := t.TempDir()
+	state := NewMemState()
 	const workers = 8
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var pages atomic.Int64
 	first := newTestCrawler(t, web, func(cfg *Config) {
-		cfg.CheckpointDir = dir
-		cfg.CheckpointInterval = 200 * time.Millisecond
+		cfg.State = state
 		cfg.Workers = workers
 		cfg.MaxPagesPerHost = 40
 		cfg.OnPage = func(*Page) {
@@ -53,7 +50,7 @@ func TestCancelAndResume(t *testing.T) {
 	atStop := len(web.Log())
 
 	second := newTestCrawler(t, web, func(cfg *Config) {
-		cfg.CheckpointDir = dir
+		cfg.State = state
 		cfg.Workers = workers
 		cfg.MaxPagesPerHost = 40
 	})
@@ -88,8 +85,12 @@ func TestCancelAndResume(t *testing.T) {
 		t.Errorf("%d reachable pages never requested across the stop, e.g. %v", len(missing), missing[:min(5, len(missing))])
 	}
 
-	// A third run on the finished directory has nothing to do.
-	third := newTestCrawler(t, web, func(cfg *Config) { cfg.CheckpointDir = dir })
+	if s2.Pages() < s1.Pages() || s2.Elapsed <= s1.Elapsed || s2.Seeds != s1.Seeds {
+		t.Errorf("the counters did not carry on: first %s, then %s", s1.String(), s2.String())
+	}
+
+	// A third run on the finished state has nothing to do.
+	third := newTestCrawler(t, web, func(cfg *Config) { cfg.State = state })
 	before := len(web.Log())
 	if _, err := third.Run(context.Background()); err != nil && err != ErrNoSeeds {
 		t.Fatal(err)
@@ -99,17 +100,13 @@ func TestCancelAndResume(t *testing.T) {
 	}
 }
 
-// TestResumeKnowsContent: a page whose text was fetched before the stop
-// is a duplicate after the resume (the content-seen set comes back from
-// content.log), and a page recorded by a killed run and fetched again is
-// not a duplicate of itself.
-// runResumable crawls site from seeds with one worker and its checkpoint
-// in dir; with stopAfterOne the crawl is cancelled after its first page.
-func runResumable(t *testing.T, site fetch.Fetcher, dir string, seeds []string, stopAfterOne bool) Stats {
+// runResumable crawls site from seeds with one worker and state; with
+// stopAfterOne the crawl is cancelled after its first page.
+func runResumable(t *testing.T, site fetch.Fetcher, state State, seeds []string, stopAfterOne bool) Stats {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, CheckpointDir: dir, Logger: quietLogger()}
+	cfg := Config{Seeds: seeds, Fetcher: site, Workers: 1, DelayFactor: -1, State: state, Logger: quietLogger()}
 	if stopAfterOne {
 		cfg.OnPage = func(*Page) { cancel() }
 	}
@@ -131,6 +128,10 @@ func runConfig(t *testing.T, ctx context.Context, cfg Config) Stats {
 	return s
 }
 
+// TestResumeKnowsContent: a page whose text was fetched before the stop
+// is a duplicate after the resume (the content-seen set is the State's),
+// and a page recorded by a killed run and fetched again is not a
+// duplicate of itself.
 func TestResumeKnowsContent(t *testing.T) {
 	page := func(body string) *fetch.Response {
 		return &fetch.Response{Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}
@@ -141,44 +142,37 @@ func TestResumeKnowsContent(t *testing.T) {
 		"http://a.test/next": page(`<title>Next</title><p>another page altogether</p><a href="http://b.test/copy">copy</a>`),
 		"http://b.test/copy": page(`<title>Copy</title><p>` + same + `</p>`),
 	}
-	dir := t.TempDir()
-	run := func(seeds []string, stopAfterOne bool) Stats { return runResumable(t, site, dir, seeds, stopAfterOne) }
+	state := NewMemState()
+	run := func(seeds []string, stopAfterOne bool) Stats {
+		return runResumable(t, site, state, seeds, stopAfterOne)
+	}
 	if s := run([]string{"http://a.test/"}, true); s.Outcomes[Fetched] != 1 {
 		t.Fatalf("first run: %s", s.String())
-	}
-	if st, err := os.Stat(filepath.Join(dir, "content.log")); err != nil || st.Size() == 0 {
-		t.Fatalf("content.log: %v, %v", st, err)
 	}
 	s := run(nil, false)
 	if s.Outcomes[DuplicateContent] != 1 {
 		t.Errorf("resumed run: the copy of a page fetched before the stop was not a duplicate: %s", s.String())
 	}
 
-	// A killed run recorded http://a.test/ but journaled no outcome: the
+	// A killed run recorded http://a.test/ but committed no outcome: the
 	// resumed run fetches it again and must keep it.
-	c, err := dedup.NewContent(nil)
+	state = NewMemState()
+	c, err := state.ContentSeen()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir = t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "content.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.LogTo(f)
 	doc, _ := (&fetch.HTML{}).Parse(&fetch.Response{URL: &url.URL{Scheme: "http", Host: "a.test", Path: "/"}, Status: 200, Body: site["http://a.test/"].Body})
 	if _, err := c.Seen(context.Background(), dedup.Doc{URL: "http://a.test/", Text: []byte(doc.Text)}); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
 	if s := run([]string{"http://a.test/"}, false); s.Outcomes[DuplicateContent] != 1 || s.Outcomes[Fetched] != 2 {
 		t.Errorf("after a kill: %s; want a.test and its next page fetched, the copy a duplicate", s.String())
 	}
 }
 
 // TestResumeKnowsBodies: the exact fingerprints of bodies without text
-// (bodies.log) survive a stop too, so a copy of a PDF fetched before the
-// stop is a duplicate after it.
+// are the State's too, so a copy of a PDF fetched before the stop is a
+// duplicate after it.
 func TestResumeKnowsBodies(t *testing.T) {
 	pdf := []byte("%PDF-1.4\n" + strings.Repeat("\x00\x01binary stream\xff", 40))
 	doc := func() *fetch.Response {
@@ -188,13 +182,12 @@ func TestResumeKnowsBodies(t *testing.T) {
 		"http://a.test/report": doc(),
 		"http://b.test/copy":   doc(),
 	}
-	dir := t.TempDir()
-	run := func(seeds []string, stopAfterOne bool) Stats { return runResumable(t, site, dir, seeds, stopAfterOne) }
+	state := NewMemState()
+	run := func(seeds []string, stopAfterOne bool) Stats {
+		return runResumable(t, site, state, seeds, stopAfterOne)
+	}
 	if s := run([]string{"http://a.test/report", "http://b.test/copy"}, true); s.Outcomes[Fetched] != 1 {
 		t.Fatalf("first run: %s", s.String())
-	}
-	if st, err := os.Stat(filepath.Join(dir, "bodies.log")); err != nil || st.Size() == 0 {
-		t.Fatalf("bodies.log: %v, %v", st, err)
 	}
 	if s := run(nil, false); s.Outcomes[DuplicateContent] != 1 || s.Outcomes[Fetched] != 1 {
 		t.Errorf("resumed run: %s; want the other copy a duplicate", s.String())
@@ -255,57 +248,11 @@ func TestRevisitForgetsOldBody(t *testing.T) {
 	}
 }
 
-// TestContentLogCompacted: in a continuous crawl whose page changes on
-// every fetch, each revisit forgets a fingerprint and records another;
-// checkpoints rewrite content.log as a snapshot, so it stays about one
-// record long instead of growing with the history, and a resumed crawl
-// replays it.
-func TestContentLogCompacted(t *testing.T) {
-	defer func(v int64) { logCompactMin = v }(logCompactMin)
-	logCompactMin = 1
-	var mu sync.Mutex
-	fetches := 0
-	site := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
-		r := &fetch.Response{URL: req.URL, Status: 404, Header: http.Header{}}
-		if req.URL.Path == "/" {
-			mu.Lock()
-			fetches++
-			n := fetches
-			mu.Unlock()
-			r.Status, r.ContentType = 200, "text/html"
-			r.Body = []byte(fmt.Sprintf("<title>News</title><p>%s edition %d</p>", strings.Repeat("today's words and more words ", 30), n))
-		}
-		return r, nil
-	})
-	dir := t.TempDir()
-	cfg := Config{Seeds: []string{"http://a.test/"}, Fetcher: site, Workers: 1, DelayFactor: -1, Logger: quietLogger(),
-		CheckpointDir: dir, CheckpointInterval: 30 * time.Millisecond,
-		Continuous: true, MinRevisit: 10 * time.Millisecond, MaxRevisit: 20 * time.Millisecond, MaxDuration: 1500 * time.Millisecond}
-	runConfig(t, context.Background(), cfg)
-	mu.Lock()
-	n := fetches
-	mu.Unlock()
-	if n < 5 {
-		t.Fatalf("the page was fetched %d times; want revisits", n)
-	}
-	st, err := os.Stat(filepath.Join(dir, "content.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One record of a K=128 sketch is about 1.1 KB; the history would be
-	// two records per revisit.
-	if st.Size() > 4<<10 {
-		t.Errorf("content.log is %d bytes after %d fetches: not compacted", st.Size(), n)
-	}
-	cfg.MaxDuration = 200 * time.Millisecond
-	runConfig(t, context.Background(), cfg) // replays the compacted log
-}
-
-// TestAddWhileRunOpensCheckpoint: with a CheckpointDir, URLs added before
-// Run and while it opens the checkpoint (a cluster node's inbox delivers
-// them at any time) are all crawled; under -race this also checks that
-// Add does not touch the journal while Run is opening it.
-func TestAddWhileRunOpensCheckpoint(t *testing.T) {
+// TestAddWhileRunLoadsState: with a State, URLs added before Run and
+// while it loads the State (a cluster node's inbox delivers them at any
+// time) are all crawled; under -race this also checks that Add does not
+// commit while Run is loading.
+func TestAddWhileRunLoadsState(t *testing.T) {
 	site := fetch.Static{}
 	var urls []string
 	for i := range 40 {
@@ -318,7 +265,7 @@ func TestAddWhileRunOpensCheckpoint(t *testing.T) {
 	// all URLs were added, as a cluster node does while its inbox holds
 	// URLs.
 	sp := &localSplitter{}
-	c, err := New(Config{Fetcher: site, Workers: 4, DelayFactor: -1, CheckpointDir: t.TempDir(), Logger: quietLogger(),
+	c, err := New(Config{Fetcher: site, Workers: 4, DelayFactor: -1, State: NewMemState(), Logger: quietLogger(),
 		Splitter: sp})
 	if err != nil {
 		t.Fatal(err)

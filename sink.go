@@ -34,10 +34,35 @@ type Page struct {
 // an index, JSON Lines). Write is called from many workers at once, so a
 // Sink must be safe for concurrent use. An error from Write is counted
 // and logged; it does not stop the crawl. Close is called once when Run
-// ends.
+// ends. A Sink given a writer by its caller leaves it open: the caller
+// closes what it owns.
 type Sink interface {
 	Write(ctx context.Context, p *Page) error
 	Close() error
+}
+
+// DurableSink is a Sink whose output must stay consistent with the
+// crawl's State across a crash: a file the crawl appends to (WARC, JSON
+// Lines, the link log, an index). The crawler calls its Write (and
+// Exchange) and then Position under its commit lock, one page at a time,
+// and saves the position in the same Txn as the page. A resumed crawl
+// calls Rewind with the position saved with the last committed page,
+// before anything else, and the sink cuts off whatever it wrote after it:
+// the records of pages the crawl will fetch again. So every page the
+// State holds as done is in the sink once, and no other page is.
+//
+// A sink whose Write hands its bytes to the operating system before it
+// returns (rather than keeping them in a buffer) loses nothing to a kill
+// of the process. WARCSink, JSONLinesFile, LinkLogFile and IndexSink are
+// DurableSinks.
+type DurableSink interface {
+	Sink
+	// Position returns a token for the sink's state after everything
+	// written so far. Called after every page: it should be cheap.
+	Position() ([]byte, error)
+	// Rewind cuts the sink back to pos, a token Position returned in
+	// this or an earlier process. Called once, before any Write.
+	Rewind(pos []byte) error
 }
 
 // ExchangeSink is implemented by sinks that archive every HTTP exchange of

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,6 +114,16 @@ var _ ExchangeSink = (*WARCSink)(nil)
 // Files returns the WARC files written so far.
 func (s *WARCSink) Files() []string { return s.w.Files() }
 
+// Position implements DurableSink: the point after the last complete
+// exchange (warc.Writer.Position).
+func (s *WARCSink) Position() ([]byte, error) { return s.w.Position() }
+
+// Rewind implements DurableSink: the files are cut back to pos and the
+// files begun after it removed (warc.Writer.Rewind).
+func (s *WARCSink) Rewind(pos []byte) error { return s.w.Rewind(pos) }
+
+var _ DurableSink = (*WARCSink)(nil)
+
 // Close implements Sink.
 func (s *WARCSink) Close() error { return s.w.Close() }
 
@@ -196,53 +209,192 @@ func noCRLF(r rune) rune {
 
 // LinkLog writes each page's out-links as "source\ttarget\n" lines, the
 // input of webgraph.Builder. Pages without links are written as
-// "source\n" so that every fetched page becomes a node. Safe for
-// concurrent use; Close flushes but does not close the underlying writer
-// unless it is an io.Closer passed to NewLinkLog.
+// "source\n" so that every fetched page becomes a node. Writes are
+// buffered and flushed by Close, which leaves the writer open. Safe for
+// concurrent use. For an output that survives a crash with the crawl,
+// use OpenLinkLog.
 type LinkLog struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-	c  io.Closer
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf []byte
 }
 
-// NewLinkLog returns a LinkLog writing to w; if w is an io.Closer, Close
-// closes it.
+// NewLinkLog returns a LinkLog writing to w.
 func NewLinkLog(w io.Writer) *LinkLog {
-	l := &LinkLog{w: bufio.NewWriterSize(w, 64<<10)}
-	if c, ok := w.(io.Closer); ok {
-		l.c = c
-	}
-	return l
+	return &LinkLog{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
 // Write implements Sink.
 func (l *LinkLog) Write(_ context.Context, p *Page) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(p.Links) == 0 {
-		l.w.WriteString(p.URL)
-		l.w.WriteByte('\n')
-	}
-	for _, t := range p.Links {
-		l.w.WriteString(p.URL)
-		l.w.WriteByte('\t')
-		l.w.WriteString(t)
-		if _, err := l.w.WriteString("\n"); err != nil {
-			return err
-		}
-	}
-	return nil
+	l.buf = appendLinks(l.buf[:0], p)
+	_, err := l.w.Write(l.buf)
+	return err
 }
 
-// Close implements Sink.
+// Close implements Sink: it flushes, and leaves the writer open.
 func (l *LinkLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	err := l.w.Flush()
-	if l.c != nil {
-		if cerr := l.c.Close(); err == nil {
-			err = cerr
+	return l.w.Flush()
+}
+
+// appendLinks appends p's lines of a link log to b.
+func appendLinks(b []byte, p *Page) []byte {
+	if len(p.Links) == 0 {
+		b = append(b, p.URL...)
+		return append(b, '\n')
+	}
+	for _, t := range p.Links {
+		b = append(b, p.URL...)
+		b = append(b, '\t')
+		b = append(b, t...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// LinkLogFile is a LinkLog in a file it owns, and a DurableSink: each
+// page's lines reach the operating system in one write before Write
+// returns, and Rewind cuts the file back to a committed page. Safe for
+// concurrent use.
+type LinkLogFile struct{ *lineFile }
+
+// OpenLinkLog opens (or creates) the link log at path for appending. A
+// torn last line (a process killed in mid-write) is cut off.
+func OpenLinkLog(path string) (*LinkLogFile, error) {
+	f, err := openLineFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &LinkLogFile{f}, nil
+}
+
+// Write implements Sink.
+func (l *LinkLogFile) Write(_ context.Context, p *Page) error {
+	return l.write(func(b []byte) ([]byte, error) { return appendLinks(b, p), nil })
+}
+
+var _ DurableSink = (*LinkLogFile)(nil)
+
+// lineFile is a file of newline-terminated records that a DurableSink
+// appends to: one write per record batch, its size as the position.
+type lineFile struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	off  int64
+	buf  []byte
+	err  error // a write that could not be undone: the file is unusable
+}
+
+// ErrSinkBehind is wrapped by the error Rewind returns when a sink's file
+// is shorter than the position the crawl saved: data reported written is
+// gone (an operating-system crash before it reached the disk, or a file
+// replaced by hand).
+var ErrSinkBehind = errors.New("crawlkit: sink file is shorter than the crawl's saved position")
+
+func openLineFile(path string) (*lineFile, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	n, err := lastLineEnd(f)
+	if err == nil {
+		err = f.Truncate(n)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("crawlkit: %s: %w", path, err)
+	}
+	return &lineFile{f: f, path: path, off: n}, nil
+}
+
+// lastLineEnd returns the offset after the last newline of f (0 if none),
+// reading back from its end.
+func lastLineEnd(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 4096)
+	for end := st.Size(); end > 0; {
+		n := min(end, int64(len(buf)))
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return 0, err
 		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return end - n + int64(i) + 1, nil
+		}
+		end -= n
+	}
+	return 0, nil
+}
+
+// write appends the bytes fill produces with one write system call.
+func (l *lineFile) write(fill func([]byte) ([]byte, error)) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	b, err := fill(l.buf[:0])
+	l.buf = b
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	n, err := l.f.WriteAt(b, l.off)
+	if err != nil {
+		// Cut a partial write off, so the next record starts clean.
+		if terr := l.f.Truncate(l.off); terr != nil {
+			l.err = fmt.Errorf("crawlkit: %s: a failed write could not be undone: %w", l.path, terr)
+		}
+		return fmt.Errorf("crawlkit: %s: %w", l.path, err)
+	}
+	l.off += int64(n)
+	return nil
+}
+
+// Position implements DurableSink: the file's length, 8 bytes big-endian.
+func (l *lineFile) Position() ([]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return nil, l.err
+	}
+	return binary.BigEndian.AppendUint64(nil, uint64(l.off)), nil
+}
+
+// Rewind implements DurableSink: the file is cut to pos.
+func (l *lineFile) Rewind(pos []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(pos) != 8 {
+		return fmt.Errorf("crawlkit: %s: malformed position (%d bytes)", l.path, len(pos))
+	}
+	off := int64(binary.BigEndian.Uint64(pos))
+	if off < 0 || off > l.off {
+		return fmt.Errorf("%w: %s holds %d bytes, the position is at %d", ErrSinkBehind, l.path, l.off, off)
+	}
+	if err := l.f.Truncate(off); err != nil {
+		return fmt.Errorf("crawlkit: %s: %w", l.path, err)
+	}
+	l.off = off
+	return nil
+}
+
+// Close implements Sink: it closes the file.
+func (l *lineFile) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	if l.err == nil {
+		l.err = os.ErrClosed
 	}
 	return err
 }
@@ -274,14 +426,16 @@ func ReadLinkLog(r io.Reader, node func(src string) error, link func(src, dst st
 	return sc.Err()
 }
 
-// JSONLines writes one JSON object per page: URL, depth, time, status,
-// content type, title, language, sizes, number of links, fingerprint.
-// Safe for concurrent use.
+// JSONLines writes one JSON object per page (PageRecord): URL, depth,
+// time, status, content type, title, language, sizes, number of links,
+// fingerprint. Writes are buffered and flushed by Close, which leaves the
+// writer open: NewJSONLines(os.Stdout) does not close standard output.
+// Safe for concurrent use. For an output that survives a crash with the
+// crawl, use OpenJSONLines.
 type JSONLines struct {
 	mu  sync.Mutex
-	enc *json.Encoder
 	w   *bufio.Writer
-	c   io.Closer
+	buf []byte
 }
 
 // PageRecord is the JSON form JSONLines writes.
@@ -301,19 +455,33 @@ type PageRecord struct {
 	Fingerprint string    `json:"fingerprint"`
 }
 
-// NewJSONLines returns a JSONLines sink writing to w; if w is an
-// io.Closer, Close closes it.
+// NewJSONLines returns a JSONLines sink writing to w.
 func NewJSONLines(w io.Writer) *JSONLines {
-	j := &JSONLines{w: bufio.NewWriterSize(w, 64<<10)}
-	j.enc = json.NewEncoder(j.w)
-	if c, ok := w.(io.Closer); ok {
-		j.c = c
-	}
-	return j
+	return &JSONLines{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
 // Write implements Sink.
 func (j *JSONLines) Write(_ context.Context, p *Page) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	b, err := appendRecord(j.buf[:0], p)
+	j.buf = b
+	if err != nil {
+		return err
+	}
+	_, err = j.w.Write(b)
+	return err
+}
+
+// Close implements Sink: it flushes, and leaves the writer open.
+func (j *JSONLines) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.w.Flush()
+}
+
+// appendRecord appends p's JSON line to b.
+func appendRecord(b []byte, p *Page) ([]byte, error) {
 	rec := PageRecord{
 		URL: p.URL, Depth: p.Depth, Fetched: p.Fetched.UTC(), Status: p.Response.Status,
 		ContentType: p.Response.ContentType, Charset: p.Response.Charset,
@@ -323,23 +491,36 @@ func (j *JSONLines) Write(_ context.Context, p *Page) error {
 	if p.Document != nil {
 		rec.Title, rec.Lang, rec.NoIndex = p.Document.Title, p.Document.Lang, p.Document.NoIndex
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.enc.Encode(&rec)
+	out, err := json.Marshal(&rec)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, out...)
+	return append(b, '\n'), nil
 }
 
-// Close implements Sink.
-func (j *JSONLines) Close() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	err := j.w.Flush()
-	if j.c != nil {
-		if cerr := j.c.Close(); err == nil {
-			err = cerr
-		}
+// JSONLinesFile is JSONLines in a file it owns, and a DurableSink: each
+// page's line reaches the operating system in one write before Write
+// returns, and Rewind cuts the file back to a committed page. Safe for
+// concurrent use.
+type JSONLinesFile struct{ *lineFile }
+
+// OpenJSONLines opens (or creates) the JSON Lines file at path for
+// appending. A torn last line (a process killed in mid-write) is cut off.
+func OpenJSONLines(path string) (*JSONLinesFile, error) {
+	f, err := openLineFile(path)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	return &JSONLinesFile{f}, nil
 }
+
+// Write implements Sink.
+func (j *JSONLinesFile) Write(_ context.Context, p *Page) error {
+	return j.write(func(b []byte) ([]byte, error) { return appendRecord(b, p) })
+}
+
+var _ DurableSink = (*JSONLinesFile)(nil)
 
 // IndexSink adds every page's title and text to an index shard, except
 // pages that say noindex. Safe for concurrent use (the Shard is).

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/frontier"
 )
 
@@ -21,7 +20,7 @@ type Outcome uint8
 // it out.
 const (
 	Queued           Outcome = iota // a new URL was added to the frontier
-	Filtered                        // a URL filter (or MaxDepth, MaxPagesPerHost) refused the link
+	Filtered                        // a URL filter, MaxDepth or a budget (host, domain) refused the link
 	DuplicateURL                    // the URL was seen before ("URL seen?")
 	Fetched                         // fetched with a 2xx answer, parsed, handed to the sinks
 	DuplicateContent                // fetched, but its content was seen at another URL ("content seen?")
@@ -64,9 +63,11 @@ type Stats struct {
 	// other nodes); each ends as Filtered, DuplicateURL or Queued.
 	Received uint64
 	// FilteredBy counts Filtered links by reason ("max depth", "host
-	// budget", and the frontier.Reason names).
+	// budget", "domain budget", "domain hosts", and the frontier.Reason
+	// names).
 	FilteredBy map[string]uint64
-	// Errors counts FetchError outcomes by fetch.Kind name.
+	// Errors counts FetchError outcomes by fetch.Kind name, or "robots
+	// unreachable" for a host whose robots.txt answered 5xx or 429.
 	Errors map[string]uint64
 	// Status counts answers by HTTP status code.
 	Status map[int]uint64
@@ -76,9 +77,10 @@ type Stats struct {
 	Frontier frontier.Stats
 	// InFlight is the number of URLs being processed by workers.
 	InFlight int
-	// Hosts is the number of hosts with at least one queued URL so far.
+	// Hosts is the number of hosts with at least one URL admitted so far.
 	Hosts int
-	// Elapsed is the time since Run started.
+	// Elapsed is the crawl's running time: this Run's so far plus that of
+	// every earlier Run on the same State.
 	Elapsed time.Duration
 }
 
@@ -153,14 +155,17 @@ func writeMap(b *strings.Builder, title string, m map[string]uint64) {
 	b.WriteByte('\n')
 }
 
-// counters are the live counters behind Stats: atomics on the hot path,
-// a mutex only for the keyed maps.
+// counters are the live counters behind Stats: atomics read by Stats at
+// any time, a mutex only for the keyed maps. They change only when a
+// tally is committed (and for the in-flight gauge), so that the counters a
+// State saves are exactly those of the committed pages.
 type counters struct {
 	outcomes [numOutcomes]atomic.Uint64
 	seeds    atomic.Uint64
 	links    atomic.Uint64
 	received atomic.Uint64
 	bytes    atomic.Int64
+	hosts    atomic.Int64
 	inflight atomic.Int64
 
 	mu         sync.Mutex
@@ -169,36 +174,66 @@ type counters struct {
 	status     map[int]uint64
 }
 
-func (c *counters) count(o Outcome) { c.outcomes[o].Add(1) }
+// tally counts what one unit of work (a page, a batch of seeds) did until
+// it is committed.
+type tally struct {
+	outcomes [numOutcomes]uint32
+	links    uint32
+	seeds    uint32
+	received uint32
+	hosts    uint32
+	bytes    int64
+	status   int      // HTTP status of the fetch, 0 if none
+	errKind  string   // the FetchError's kind, "" if none
+	filtered []string // one reason per Filtered link
+}
 
-func (c *counters) filtered(reason string) {
-	c.outcomes[Filtered].Add(1)
-	c.mu.Lock()
-	if c.filteredBy == nil {
-		c.filteredBy = map[string]uint64{}
-	}
-	c.filteredBy[reason]++
-	c.mu.Unlock()
+func (t *tally) count(o Outcome) { t.outcomes[o]++ }
+
+func (t *tally) filter(reason string) {
+	t.outcomes[Filtered]++
+	t.filtered = append(t.filtered, reason)
 }
 
 // fetchError counts a failure under its kind; the FetchError outcome
-// itself is counted by finish.
-func (c *counters) fetchError(k fetch.Kind) {
-	c.mu.Lock()
-	if c.errors == nil {
-		c.errors = map[string]uint64{}
-	}
-	c.errors[k.String()]++
-	c.mu.Unlock()
-}
+// itself is counted when the lease finishes.
+func (t *tally) fetchError(kind string) { t.errKind = kind }
 
-func (c *counters) statusCode(code int) {
-	c.mu.Lock()
-	if c.status == nil {
-		c.status = map[int]uint64{}
+// apply adds t to the counters.
+func (c *counters) apply(t *tally) {
+	for o, n := range t.outcomes {
+		if n != 0 {
+			c.outcomes[o].Add(uint64(n))
+		}
 	}
-	c.status[code]++
-	c.mu.Unlock()
+	c.links.Add(uint64(t.links))
+	c.seeds.Add(uint64(t.seeds))
+	c.received.Add(uint64(t.received))
+	c.hosts.Add(int64(t.hosts))
+	c.bytes.Add(t.bytes)
+	if t.status == 0 && t.errKind == "" && len(t.filtered) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.status != 0 {
+		if c.status == nil {
+			c.status = map[int]uint64{}
+		}
+		c.status[t.status]++
+	}
+	if t.errKind != "" {
+		if c.errors == nil {
+			c.errors = map[string]uint64{}
+		}
+		c.errors[t.errKind]++
+	}
+	if len(t.filtered) > 0 && c.filteredBy == nil {
+		c.filteredBy = map[string]uint64{}
+	}
+	for _, r := range t.filtered {
+		c.filteredBy[r]++
+	}
 }
 
 func (c *counters) snapshot() Stats {
@@ -210,6 +245,7 @@ func (c *counters) snapshot() Stats {
 	s.Links = c.links.Load()
 	s.Received = c.received.Load()
 	s.Bytes = c.bytes.Load()
+	s.Hosts = int(c.hosts.Load())
 	s.InFlight = int(c.inflight.Load())
 	c.mu.Lock()
 	s.FilteredBy = copyMap(c.filteredBy)
@@ -222,7 +258,7 @@ func (c *counters) snapshot() Stats {
 	return s
 }
 
-// restore adds the counters of a checkpoint.
+// restore adds the counters of a saved progress.
 func (c *counters) restore(s Stats) {
 	for i := range s.Outcomes {
 		c.outcomes[i].Add(s.Outcomes[i])
@@ -231,6 +267,7 @@ func (c *counters) restore(s Stats) {
 	c.links.Add(s.Links)
 	c.received.Add(s.Received)
 	c.bytes.Add(s.Bytes)
+	c.hosts.Add(int64(s.Hosts))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, v := range s.FilteredBy {

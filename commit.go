@@ -1,0 +1,329 @@
+package crawlkit
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/urlnorm"
+)
+
+// commit makes w part of the crawl. Outside the commit lock: links already
+// in the URL-seen set are dropped (the set only grows), links of other
+// nodes' hosts go to the host splitter, the prioritizer learns from the
+// page, and the sinks that keep nothing across a crash get it. Under the
+// lock, one Txn: the new links pass the URL-seen test and the budgets and
+// become pending, the durable sinks write the page and report their
+// positions, the lease's URL is done (or requeued, or scheduled again),
+// its host's next contact and the counters are saved. After the lock the
+// frontier learns the same: the new URLs are added, then the lease is
+// done, in that order, so that the crawl never looks empty in between.
+func (c *Crawler) commit(ctx context.Context, w *work) error {
+	ctx = context.WithoutCancel(ctx) // a page fetched is committed, stop or not
+	cands, err := c.unseen(ctx, w)
+	if err != nil {
+		return err
+	}
+	cands = c.split(ctx, w, cands)
+	if w.page != nil {
+		if obs, ok := c.cfg.Prioritizer.(frontier.FetchObserver); ok {
+			// OPIC: the page's cash goes to its links before they are
+			// prioritized.
+			obs.Fetched(w.source, w.links)
+		}
+		// Sinks and OnPage see the page before its links are
+		// prioritized, so a prioritizer that scores links by their
+		// source page (a focused crawler) can learn from it.
+		for _, s := range c.plainSinks {
+			c.sinkError(w.page.URL, s.Write(ctx, w.page))
+		}
+		if c.cfg.OnPage != nil {
+			c.cfg.OnPage(w.page)
+		}
+	}
+	if w.archive != nil {
+		for _, s := range c.plainSinks {
+			c.exchangeTo(ctx, s, w.archive, w.fetched)
+		}
+	}
+
+	c.commitMu.Lock()
+	admitted, err := c.admitLocked(ctx, w, cands)
+	if err != nil {
+		c.txn.Reset()
+		c.commitMu.Unlock()
+		return err
+	}
+	if w.page != nil {
+		for _, s := range c.durableSinks {
+			c.sinkError(w.page.URL, s.Write(ctx, w.page))
+		}
+	}
+	if w.archive != nil {
+		for _, s := range c.durableSinks {
+			c.exchangeTo(ctx, s, w.archive, w.fetched)
+		}
+	}
+	if l := w.l; l != nil {
+		now := time.Now()
+		switch {
+		case w.requeue:
+			if w.retries > 0 {
+				c.txn.Put = append(c.txn.Put, Pending{URL: l.URL, Retries: w.retries})
+			}
+		case c.cfg.Continuous && w.revisit:
+			changed := w.res.Fingerprint != l.URL.Fingerprint && l.URL.Fingerprint != 0
+			w.res.Revisit = now.Add(c.revisitInterval(l.URL.History, changed))
+			c.txn.Put = append(c.txn.Put, Pending{URL: frontier.Revisit(l.URL, w.res, now)})
+			w.t.count(w.outcome)
+		default:
+			c.txn.Done = append(c.txn.Done, l.URL.URL)
+			w.t.count(w.outcome)
+		}
+		c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: hostKey(l.URL.URL), Next: now.Add(c.pol.Gap(w.res))})
+	}
+	c.c.apply(&w.t)
+	if c.durable {
+		if err := c.saveProgress(); err != nil {
+			c.txn.Reset()
+			c.commitMu.Unlock()
+			return err
+		}
+	}
+	err = c.state.Commit(ctx, &c.txn)
+	c.txn.Reset()
+	c.commitMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("crawlkit: committing to the state: %w", err)
+	}
+
+	if len(admitted) > 0 {
+		if err := c.front.Add(ctx, admitted...); err != nil {
+			// The URLs are pending in the State: a later Run queues them.
+			c.cfg.Logger.Error("crawlkit: frontier add", "err", err)
+		} else {
+			c.prefetch(admitted)
+		}
+	}
+	if w.l != nil {
+		if err := c.front.Done(w.l, w.res); err != nil {
+			c.cfg.Logger.Error("crawlkit: frontier done", "url", w.l.URL.URL, "err", err)
+		}
+	}
+	return nil
+}
+
+// commitProgress commits the counters and the sinks' positions alone.
+func (c *Crawler) commitProgress(ctx context.Context) error {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	err := c.saveProgress()
+	if err == nil {
+		err = c.state.Commit(ctx, &c.txn)
+	}
+	c.txn.Reset()
+	if err != nil {
+		return fmt.Errorf("crawlkit: committing to the state: %w", err)
+	}
+	return nil
+}
+
+// saveProgress puts the counters, the crawl time and the durable sinks'
+// positions into c.txn. Called with commitMu held.
+func (c *Crawler) saveProgress() error {
+	p := progress{stats: c.c.snapshot(), positions: c.positions[:0]}
+	p.stats.Elapsed = c.elapsed()
+	for i, s := range c.durableSinks {
+		pos, err := s.Position()
+		if err != nil {
+			return fmt.Errorf("crawlkit: position of sink %d (%T): %w", i, s, err)
+		}
+		p.positions = append(p.positions, pos)
+	}
+	c.positions = p.positions
+	c.progBuf = appendProgress(c.progBuf[:0], &p)
+	c.txn.Progress = c.progBuf
+	return nil
+}
+
+// unseen returns the candidates of w not yet in the URL-seen set. A URL
+// found there now is there for good, so this lookup is made outside the
+// commit lock; admitLocked looks again at those that passed.
+func (c *Crawler) unseen(ctx context.Context, w *work) ([]frontier.URL, error) {
+	if len(w.cands) == 0 {
+		return nil, nil
+	}
+	q := &Lookup{URLs: make([]uint64, len(w.cands))}
+	for i := range w.cands {
+		q.URLs[i] = dedup.Fingerprint(w.cands[i].URL)
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return nil, fmt.Errorf("crawlkit: URL-seen lookup: %w", err)
+	}
+	out := w.cands[:0:0]
+	for i := range w.cands {
+		if q.Seen[i] {
+			w.t.count(DuplicateURL)
+			continue
+		}
+		out = append(out, w.cands[i])
+	}
+	return out, nil
+}
+
+// split sends the candidates whose hosts other nodes own to the host
+// splitter (Figure 20.2: after the URL filter, before duplicate
+// elimination, which the owner's URL-seen set does) and returns the local
+// ones.
+func (c *Crawler) split(ctx context.Context, w *work, cands []frontier.URL) []frontier.URL {
+	sp := c.cfg.Splitter
+	if sp == nil || len(cands) == 0 || w.received {
+		return cands
+	}
+	local, remote := cands[:0:0], cands[:0:0]
+	for _, u := range cands {
+		if sp.Local(frontier.HostKey(u.URL)) {
+			local = append(local, u)
+		} else {
+			remote = append(remote, u)
+		}
+	}
+	if len(remote) > 0 {
+		if err := sp.Send(ctx, remote); err != nil {
+			c.cfg.Logger.Error("crawlkit: host splitter", "err", err)
+			for range remote {
+				w.t.filter("splitter error")
+			}
+		} else {
+			w.t.outcomes[Sent] += uint32(len(remote))
+		}
+	}
+	return local
+}
+
+// admitLocked runs candidates through the URL-seen test and the budgets
+// (per host, per registrable domain, hosts per registrable domain) and
+// puts the new ones into c.txn. It returns them. Called with commitMu
+// held, so the counts it reads are not changed by anyone else meanwhile.
+func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL) ([]frontier.URL, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	q := &c.look
+	q.URLs, q.Keys, q.Pending = q.URLs[:0], q.Keys[:0], nil
+	type hostInfo struct {
+		key, dkey, nkey string
+	}
+	hosts := make(map[string]hostInfo, 4)
+	counts := make(map[string]int64, 8)
+	for i := range cands {
+		q.URLs = append(q.URLs, dedup.Fingerprint(cands[i].URL))
+		h := frontier.HostKey(cands[i].URL)
+		if _, ok := hosts[h]; ok {
+			continue
+		}
+		d := urlnorm.Domain(h)
+		hi := hostInfo{hostKey(cands[i].URL), domainKey(d), domainHosts(d)}
+		hosts[h] = hi
+		for _, k := range []string{hi.key, hi.dkey, hi.nkey} {
+			if _, ok := counts[k]; !ok {
+				counts[k] = 0
+				q.Keys = append(q.Keys, k)
+			}
+		}
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return nil, fmt.Errorf("crawlkit: state lookup: %w", err)
+	}
+	for i, k := range q.Keys {
+		counts[k] = q.Records[i].Admitted
+	}
+	start := maps.Clone(counts)
+	admitted := make([]frontier.URL, 0, len(cands))
+	batch := make(map[uint64]struct{}, len(cands))
+	for i := range cands {
+		fp := q.URLs[i]
+		if _, dup := batch[fp]; dup || q.Seen[i] {
+			w.t.count(DuplicateURL)
+			continue
+		}
+		hi := hosts[frontier.HostKey(cands[i].URL)]
+		switch {
+		case c.cfg.MaxPagesPerHost > 0 && counts[hi.key] >= int64(c.cfg.MaxPagesPerHost):
+			w.t.filter("host budget")
+			continue
+		case c.cfg.MaxPagesPerDomain > 0 && counts[hi.dkey] >= int64(c.cfg.MaxPagesPerDomain):
+			w.t.filter("domain budget")
+			continue
+		case counts[hi.key] == 0 && c.cfg.MaxHostsPerDomain > 0 && counts[hi.nkey] >= int64(c.cfg.MaxHostsPerDomain):
+			w.t.filter("domain hosts")
+			continue
+		}
+		if counts[hi.key] == 0 {
+			counts[hi.nkey]++
+			w.t.hosts++
+		}
+		counts[hi.key]++
+		counts[hi.dkey]++
+		batch[fp] = struct{}{}
+		u := cands[i]
+		admitted = append(admitted, u)
+		c.txn.Add = append(c.txn.Add, Pending{URL: frontier.URL{URL: u.URL, Depth: u.Depth, Priority: u.Priority, Due: u.Due}})
+	}
+	for _, k := range q.Keys {
+		if d := counts[k] - start[k]; d != 0 {
+			c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: k, Admitted: d})
+		}
+	}
+	w.t.outcomes[Queued] += uint32(len(admitted))
+	if w.seeds {
+		w.t.seeds += uint32(len(admitted))
+	}
+	return admitted, nil
+}
+
+// prefetch asks the resolver to resolve new hosts in the background, so
+// that the name is known by the time the host's turn comes (§20.2.2).
+func (c *Crawler) prefetch(batch []frontier.URL) {
+	p, ok := c.resolver.(dns.Prefetcher)
+	if !ok || len(batch) == 0 {
+		return
+	}
+	hosts := make([]string, 0, len(batch))
+	for i := range batch {
+		h := frontier.HostKey(batch[i].URL)
+		if len(hosts) == 0 || hosts[len(hosts)-1] != h {
+			hosts = append(hosts, h)
+		}
+	}
+	p.Prefetch(hosts...)
+}
+
+// exchange hands a response that is not a page to every sink that
+// archives exchanges (ExchangeSink). robots.txt answers come this way, as
+// the robots.Cache fetches them, outside any commit: an archive may hold
+// a robots.txt exchange of a page a crash undid, which a replay reads like
+// any other.
+func (c *Crawler) exchange(ctx context.Context, resp *fetch.Response, start time.Time) {
+	for _, s := range c.cfg.Sinks {
+		c.exchangeTo(ctx, s, resp, start)
+	}
+}
+
+func (c *Crawler) exchangeTo(ctx context.Context, s Sink, resp *fetch.Response, start time.Time) {
+	if es, ok := s.(ExchangeSink); ok {
+		c.sinkError(resp.URL.String(), es.Exchange(ctx, resp, start))
+	}
+}
+
+func (c *Crawler) sinkError(u string, err error) {
+	if err != nil {
+		c.sinkErrors.Add(1)
+		c.cfg.Logger.Error("crawlkit: sink", "url", u, "err", err)
+	}
+}

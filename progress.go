@@ -1,0 +1,185 @@
+package crawlkit
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// progress is what the crawler saves with every Txn beside the State's own
+// records: the counters of the committed pages, the crawl time of every
+// run so far, and the positions of the durable sinks after the last
+// committed page.
+type progress struct {
+	stats     Stats
+	positions [][]byte
+}
+
+// progressVersion starts every encoded progress; decoding refuses others.
+const progressVersion = 1
+
+// ErrCorruptProgress is wrapped by the error Run returns when a State
+// holds a progress record it cannot decode.
+var ErrCorruptProgress = errors.New("crawlkit: saved progress is corrupt or of another version")
+
+// appendProgress appends the encoding of p to b: a version byte, then
+// uvarints and length-prefixed strings. Maps are written in key order, so
+// equal progress encodes equally.
+func appendProgress(b []byte, p *progress) []byte {
+	s := &p.stats
+	b = append(b, progressVersion)
+	b = binary.AppendUvarint(b, uint64(len(s.Outcomes)))
+	for _, n := range s.Outcomes {
+		b = binary.AppendUvarint(b, n)
+	}
+	for _, n := range []uint64{s.Seeds, s.Links, s.Received, uint64(max(s.Bytes, 0)), uint64(max(s.Hosts, 0)), uint64(max(s.Elapsed, 0))} {
+		b = binary.AppendUvarint(b, n)
+	}
+	b = appendCounts(b, s.FilteredBy)
+	b = appendCounts(b, s.Errors)
+	codes := make([]int, 0, len(s.Status))
+	for c := range s.Status {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	b = binary.AppendUvarint(b, uint64(len(codes)))
+	for _, c := range codes {
+		b = binary.AppendVarint(b, int64(c))
+		b = binary.AppendUvarint(b, s.Status[c])
+	}
+	b = binary.AppendUvarint(b, uint64(len(p.positions)))
+	for _, pos := range p.positions {
+		b = binary.AppendUvarint(b, uint64(len(pos)))
+		b = append(b, pos...)
+	}
+	return b
+}
+
+func appendCounts(b []byte, m map[string]uint64) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		b = binary.AppendUvarint(b, m[k])
+	}
+	return b
+}
+
+// decodeProgress decodes what appendProgress wrote. Malformed input is an
+// error wrapping ErrCorruptProgress, never a panic or an allocation beyond
+// the input's size.
+func decodeProgress(b []byte) (*progress, error) {
+	d := pdec{b: b}
+	if d.byte() != progressVersion {
+		return nil, fmt.Errorf("%w (version)", ErrCorruptProgress)
+	}
+	p := &progress{}
+	s := &p.stats
+	n := d.count(1)
+	for i := range n {
+		v := d.uvarint()
+		if i < len(s.Outcomes) {
+			s.Outcomes[i] = v
+		}
+	}
+	s.Seeds, s.Links, s.Received = d.uvarint(), d.uvarint(), d.uvarint()
+	bytes, hosts, elapsed := d.uvarint(), d.uvarint(), d.uvarint()
+	if bytes > math.MaxInt64 || hosts > math.MaxInt32 || elapsed > math.MaxInt64 {
+		d.bad = true
+	}
+	s.Bytes, s.Hosts, s.Elapsed = int64(bytes), int(hosts), time.Duration(elapsed)
+	s.FilteredBy = d.counts()
+	s.Errors = d.counts()
+	n = d.count(2)
+	s.Status = make(map[int]uint64, n)
+	for range n {
+		c := d.varint()
+		if c < 0 || c > 999 {
+			d.bad = true
+		}
+		s.Status[int(c)] = d.uvarint()
+	}
+	n = d.count(1)
+	for range n {
+		p.positions = append(p.positions, d.bytes())
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, ErrCorruptProgress
+	}
+	return p, nil
+}
+
+type pdec struct {
+	b   []byte
+	bad bool
+}
+
+func (d *pdec) byte() byte {
+	if len(d.b) == 0 {
+		d.bad = true
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *pdec) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *pdec) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a count of items each at least min bytes long: a count the
+// rest of the input cannot hold is corrupt.
+func (d *pdec) count(min int) int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)/min) {
+		d.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (d *pdec) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.bad = true
+		return nil
+	}
+	v := append([]byte(nil), d.b[:n]...)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *pdec) counts() map[string]uint64 {
+	n := d.count(2)
+	m := make(map[string]uint64, n)
+	for range n {
+		k := d.bytes()
+		m[string(k)] = d.uvarint()
+	}
+	return m
+}
