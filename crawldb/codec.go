@@ -1,0 +1,211 @@
+package crawldb
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/frontier"
+)
+
+// txnVersion starts every encoded Txn.
+const txnVersion = 1
+
+// maxItem bounds one length-prefixed item of a record, so that a corrupt
+// length cannot make a reader allocate without limit.
+const maxItem = 1 << 24
+
+// appendTxn appends the encoding of seq and t to b: the version, the
+// sequence number, then each list as a count and its items.
+func appendTxn(b []byte, seq uint64, t *crawlkit.Txn) ([]byte, error) {
+	b = append(b, txnVersion)
+	b = binary.AppendUvarint(b, seq)
+	var err error
+	for _, list := range [][]crawlkit.Pending{t.Add, t.Put} {
+		b = binary.AppendUvarint(b, uint64(len(list)))
+		for i := range list {
+			if b, err = appendPendingItem(b, &list[i]); err != nil {
+				return b, err
+			}
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.Done)))
+	for _, u := range t.Done {
+		b = appendString(b, u)
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.Keys)))
+	for _, d := range t.Keys {
+		b = appendString(b, d.Key)
+		b = binary.AppendVarint(b, d.Admitted)
+		b = binary.AppendVarint(b, unixNano(d.Next))
+	}
+	if t.Progress == nil {
+		return append(b, 0), nil
+	}
+	b = append(b, 1)
+	return appendString(b, string(t.Progress)), nil
+}
+
+// appendPendingItem appends a pending record, length-prefixed.
+func appendPendingItem(b []byte, p *crawlkit.Pending) ([]byte, error) {
+	v, err := appendPending(nil, p)
+	if err != nil {
+		return b, err
+	}
+	return appendString(b, string(v)), nil
+}
+
+// appendPending appends the value of a pending record: the retries,
+// then the frontier entry's binary encoding (without Anchor and Source).
+func appendPending(b []byte, p *crawlkit.Pending) ([]byte, error) {
+	u := p.URL
+	u.Anchor, u.Source = "", ""
+	b = binary.AppendUvarint(b, uint64(max(p.Retries, 0)))
+	return u.AppendBinary(b)
+}
+
+// decodePending decodes what appendPending wrote.
+func decodePending(v []byte) (crawlkit.Pending, error) {
+	r, n := binary.Uvarint(v)
+	var u frontier.URL
+	if n <= 0 || r > math.MaxInt32 || u.UnmarshalBinary(v[n:]) != nil {
+		return crawlkit.Pending{}, fmt.Errorf("%w: pending record", ErrCorrupt)
+	}
+	return crawlkit.Pending{URL: u, Retries: int(r)}, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// decodeTxn decodes what appendTxn wrote. Malformed input is an error
+// wrapping ErrCorrupt, never a panic.
+func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
+	d := dec{b: b}
+	if d.byte() != txnVersion {
+		return 0, nil, fmt.Errorf("%w: commit record version", ErrCorrupt)
+	}
+	seq := d.uvarint()
+	t := &crawlkit.Txn{}
+	for _, list := range []*[]crawlkit.Pending{&t.Add, &t.Put} {
+		n := d.count()
+		for range n {
+			p, err := decodePending(d.bytes())
+			if err != nil {
+				return 0, nil, err
+			}
+			*list = append(*list, p)
+		}
+	}
+	n := d.count()
+	for range n {
+		t.Done = append(t.Done, string(d.bytes()))
+	}
+	n = d.count()
+	for range n {
+		k := string(d.bytes())
+		t.Keys = append(t.Keys, crawlkit.KeyDelta{Key: k, Admitted: d.varint(), Next: fromUnixNano(d.varint())})
+	}
+	switch d.byte() {
+	case 0:
+	case 1:
+		t.Progress = append([]byte{}, d.bytes()...)
+	default:
+		d.bad = true
+	}
+	if d.bad || len(d.b) != 0 {
+		return 0, nil, fmt.Errorf("%w: commit record", ErrCorrupt)
+	}
+	return seq, t, nil
+}
+
+// dec reads the varints and strings of a record; a malformed input sets
+// bad and yields zero values from then on.
+type dec struct {
+	b   []byte
+	bad bool
+}
+
+func (d *dec) byte() byte {
+	if len(d.b) == 0 {
+		d.bad = true
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *dec) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a count of items, each at least one byte long.
+func (d *dec) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (d *dec) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) || n > maxItem {
+		d.bad = true
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// appendKeyRecord appends the value of a key record: Admitted, then Next
+// in Unix nanoseconds (0 for unknown).
+func appendKeyRecord(b []byte, r crawlkit.KeyRecord) []byte {
+	b = binary.AppendVarint(b, r.Admitted)
+	return binary.AppendVarint(b, unixNano(r.Next))
+}
+
+func decodeKeyRecord(v []byte) (crawlkit.KeyRecord, error) {
+	d := dec{b: v}
+	r := crawlkit.KeyRecord{Admitted: d.varint(), Next: fromUnixNano(d.varint())}
+	if d.bad || len(d.b) != 0 {
+		return crawlkit.KeyRecord{}, fmt.Errorf("%w: key record", ErrCorrupt)
+	}
+	return r, nil
+}
