@@ -1,0 +1,5 @@
+//go:build !race
+
+package fetchertest
+
+const raceEnabled = false
