@@ -20,14 +20,24 @@ type qterm struct {
 	ub  float64
 }
 
-// engine runs top-k retrieval over posting lists whose ids index docs. The
-// Shard and the term-partitioned coordinator share it, so both score with
-// the very same arithmetic.
+// engine runs top-k retrieval over posting lists whose ids index docs, or,
+// when docs is nil, the documents of an on-disk segment read through seg.
+// The Shard, the term-partitioned coordinator and the segments of a Dir
+// share it, so all score with the very same arithmetic.
 type engine struct {
 	p       BM25
 	avgdl   float64
 	docs    []docEntry
+	seg     *segDocs
 	deleted *roaring.Bitmap
+}
+
+// docLen returns the length of document doc.
+func (e *engine) docLen(doc uint32) uint32 {
+	if e.docs != nil {
+		return e.docs[doc].len
+	}
+	return e.seg.length(doc)
 }
 
 // cand is a scored document in the top-k heap.
@@ -36,15 +46,29 @@ type cand struct {
 	score float64
 }
 
-// topk is a bounded heap whose root is the worst kept candidate.
+// topk is a bounded heap whose root is the worst kept candidate. Its
+// documents are docs, or seg's when docs is nil.
 type topk struct {
 	k    int
 	h    []cand
 	docs []docEntry
+	seg  *segDocs
 }
 
+// worse reports whether a ranks after b. URLs, which a segment reads from
+// disk, are looked at only to break a tie.
 func (t *topk) worse(a, b cand) bool {
-	return better(b.score, t.docs[b.doc].url, a.score, t.docs[a.doc].url)
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return t.url(b.doc) < t.url(a.doc)
+}
+
+func (t *topk) url(doc uint32) string {
+	if t.docs != nil {
+		return t.docs[doc].url
+	}
+	return t.seg.url(doc)
 }
 
 func (t *topk) full() bool { return len(t.h) >= t.k }
@@ -102,6 +126,11 @@ func (t *topk) hits() []Hit {
 	})
 	hits := make([]Hit, len(t.h))
 	for i, c := range t.h {
+		if t.docs == nil {
+			url, title := t.seg.fields(c.doc)
+			hits[i] = Hit{URL: url, Title: title, Score: c.score}
+			continue
+		}
 		d := &t.docs[c.doc]
 		hits[i] = Hit{URL: d.url, Title: d.title, Score: c.score}
 	}
@@ -115,7 +144,7 @@ func (t *topk) hits() []Hit {
 // intersect by leapfrogging from the rarest term. Scores always sum the
 // terms' contributions in canonical (ascending term) order.
 func (e *engine) run(terms []qterm, nTerms int, op Op, k int) ([]Hit, int64) {
-	top := &topk{k: k, docs: e.docs}
+	top := &topk{k: k, docs: e.docs, seg: e.seg}
 	curs := make([]cursor, len(terms))
 	active := make([]*cursor, 0, len(terms))
 	for i := range terms {
@@ -137,7 +166,7 @@ func (e *engine) run(terms []qterm, nTerms int, op Op, k int) ([]Hit, int64) {
 	present := make([]bool, nTerms)
 	var scored int64
 	score := func(doc uint32, at []*cursor) float64 {
-		norm := e.p.norm(e.docs[doc].len, e.avgdl)
+		norm := e.p.norm(e.docLen(doc), e.avgdl)
 		for _, c := range at {
 			contrib[c.t.idx] = e.p.termScore(c.t.idf, c.tf(), norm)
 			present[c.t.idx] = true

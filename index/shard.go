@@ -68,13 +68,20 @@ func (s *Shard) Analyzer() *Analyzer { return s.an }
 // reports whether a document was replaced. Cost: O(len(title)+len(text))
 // plus one bitmap append per distinct term.
 func (s *Shard) Add(d Document) (replaced bool, err error) {
+	replaced, _, err = s.addCounted(d)
+	return replaced, err
+}
+
+// addCounted is Add that also returns the number of postings added (the
+// distinct terms of d), for a caller that estimates the shard's memory.
+func (s *Shard) addCounted(d Document) (replaced bool, postings int, err error) {
 	if d.URL == "" {
-		return false, &Error{Op: "add", Err: ErrNoURL}
+		return false, 0, &Error{Op: "add", Err: ErrNoURL}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.full() {
-		return false, &Error{Op: "add", Subject: d.URL, Err: ErrFull}
+		return false, 0, &Error{Op: "add", Subject: d.URL, Err: ErrFull}
 	}
 	replaced = s.delete(d.URL)
 	id := s.nextID()
@@ -82,9 +89,18 @@ func (s *Shard) Add(d Document) (replaced bool, err error) {
 	for t, n := range s.count.tf {
 		s.addPosting(t, id, n, dl)
 	}
+	postings = len(s.count.tf)
 	s.count.release()
 	s.add(d.URL, d.Title, dl)
-	return replaced, nil
+	return replaced, postings, nil
+}
+
+// seal moves the postings buffered by Add into the bitmaps, where they take
+// less memory; readers do it anyway before reading.
+func (s *Shard) seal() {
+	s.mu.Lock()
+	s.dirty = sealAll(s.dirty)
+	s.mu.Unlock()
 }
 
 // Delete removes the document with the given URL and reports whether there
