@@ -13,14 +13,21 @@ var (
 	ErrFull = errors.New("index: shard full")
 	// ErrNoURL reports a document without a URL (the URL is its identity).
 	ErrNoURL = errors.New("index: document without URL")
-	// ErrClosed reports use of a closed Broker.
+	// ErrClosed reports use of a closed Broker or Dir.
 	ErrClosed = errors.New("index: closed")
+	// ErrPosition reports a position token that Dir.Rewind cannot go back
+	// to: malformed, from another directory, older than the previous
+	// flush, or beyond the end of the log.
+	ErrPosition = errors.New("index: invalid position")
+	// ErrLocked reports a directory that another Dir, in this process or
+	// another, has open.
+	ErrLocked = errors.New("index: directory in use")
 )
 
 // Error is an index failure with the operation and its subject (a URL, a
 // file section, a shard), wrapping the cause.
 type Error struct {
-	Op      string // "add", "read", "search", "stats", "postings", "decode"
+	Op      string // "add", "read", "write", "search", "stats", "postings", "decode", "rewind", "merge"
 	Subject string
 	Err     error
 }
