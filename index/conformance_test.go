@@ -49,6 +49,20 @@ func TestConformance(t *testing.T) {
 			t.Cleanup(func() { b.Close() })
 			return b
 		}},
+		{"Dir", func(t *testing.T, docs []index.Document) index.Searcher {
+			// Segments of 70 documents, some merged, and a buffer.
+			d := openDir(t, t.TempDir(), index.DirOptions{BufferDocs: 70, MergeFactor: -1})
+			t.Cleanup(func() { d.Close() })
+			for i, doc := range docs {
+				if err := d.Add(doc); err != nil {
+					t.Fatal(err)
+				}
+				if i == 150 {
+					d.Merge(ctx)
+				}
+			}
+			return d
+		}},
 		{"TermIndex", func(t *testing.T, docs []index.Document) index.Searcher {
 			ti := index.NewTermIndex(index.TermIndexOptions{Shards: 3})
 			mustAdd(t, ti.Add, docs)

@@ -16,3 +16,27 @@ func FixChecksum(data []byte) []byte {
 	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
 	return b
 }
+
+// Crash abandons d as a killed process would: its goroutine stops and its
+// files are closed without syncing or writing anything, which releases
+// the directory lock.
+func (d *Dir) Crash() {
+	d.closeMu.Lock()
+	defer d.closeMu.Unlock()
+	d.finished = true
+	d.quiesce.Add(1)
+	close(d.done)
+	d.wg.Wait()
+	d.mergeMu.Lock()
+	defer d.mergeMu.Unlock()
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	d.closed.Store(true)
+	if d.log != nil {
+		d.log.f.Close()
+	}
+	for _, s := range d.segs {
+		s.file.Close()
+	}
+	d.lock.Close()
+}
