@@ -327,10 +327,11 @@ func testConcurrent(t *testing.T, r dns.Resolver, _ *dnstest.Server) {
 // SystemAt returns a dns.System whose net.Resolver (Go's own resolver,
 // reading /etc/hosts first as the system's configuration says) sends its
 // queries to the DNS server at addr instead of the configured
-// nameservers, over UDP and TCP. Each connection is closed when its
-// query's context ends: Go's resolver stops a canceled lookup but leaves
-// its read waiting for the resolver timeout (5 s), and tests that check
-// for leaked goroutines would find it.
+// nameservers, over UDP and TCP. It is safe for concurrent use, as
+// net.Resolver is. Each connection is closed when its query's context
+// ends: Go's resolver stops a canceled lookup but leaves its read waiting
+// for the resolver timeout (5 s), and tests that check for leaked
+// goroutines would find it.
 func SystemAt(addr string) dns.System {
 	return dns.System{Resolver: &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		var d net.Dialer

@@ -102,7 +102,7 @@ func expectations(t *testing.T, w *fetchtest.Web) []expected {
 	return out
 }
 
-// fetch fetches rawURL under a generous deadline.
+// get fetches rawURL, with etag if not empty, under a generous deadline.
 func get(f fetch.Fetcher, rawURL string, etag string) (*fetch.Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {

@@ -28,8 +28,8 @@ func newWeb(t *testing.T) *fetchtest.Web {
 	// Seed 7 gives the three hosts 41 pages, among them PDF, PNG and JSON
 	// resources.
 	cfg := fetchtest.Config{Seed: 7, Hosts: 3, MeanPages: 8, MaxPages: 24, Mirrors: -1, NearDuplicates: -1,
-		ChangePeriods: []time.Duration{0}, RetryAfter: time.Second}
-	cfg.HostLatency = map[string]time.Duration{slowLabel + ".sim.test": time.Minute}
+		ChangePeriods: []time.Duration{0}, RetryAfter: time.Second, Domain: "sim.test"}
+	cfg.HostLatency = map[string]time.Duration{slowLabel + "." + cfg.Domain: time.Minute}
 	w := fetchtest.NewWeb(cfg)
 	t.Cleanup(w.Close)
 	return w

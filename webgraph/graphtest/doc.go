@@ -5,8 +5,8 @@
 // # Suite
 //
 // Run builds stores over several link logs (empty, link-less URLs only,
-// self-loops and repeated links, the book's Figure 20.6 site, a few
-// thousand links over a dozen hosts) and checks every query against its
+// self-loops and repeated links, a small site, a few thousand links over
+// a dozen hosts) and checks every query against its
 // own model of the graph, computed from the links without webgraph's code
 // (only webgraph.CompareURLs, which defines the id order):
 //

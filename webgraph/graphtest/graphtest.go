@@ -28,9 +28,8 @@ type graphCase struct {
 	urls  []string
 }
 
-// figure is the web site of the book's Figure 20.5 that Figure 20.6's
-// adjacency lists come from, plus a host linking into it.
-var figure = []webgraph.Link{
+// site is a small site with nested paths, plus a host linking into it.
+var site = []webgraph.Link{
 	{Src: "http://www.stanford.edu/alchemy", Dst: "http://www.stanford.edu/biology"},
 	{Src: "http://www.stanford.edu/alchemy", Dst: "http://www.stanford.edu/chemistry"},
 	{Src: "http://www.stanford.edu/biology", Dst: "http://www.stanford.edu/biology/plant"},
@@ -55,7 +54,7 @@ func cases() []graphCase {
 			{Src: "https://a.test/b", Dst: "http://a.test/b"},
 			{Src: "http://a.test/b", Dst: "http://a.test/"},
 		}, urls: []string{"http://a.test/", "http://z.test/"}},
-		{name: "Figure", links: figure, urls: []string{"http://lonely.example/"}},
+		{name: "Site", links: site, urls: []string{"http://lonely.example/"}},
 		{name: "Crawl", links: Links(1, 12, scale(6000, 1500)), urls: []string{"http://isolated.example.com/", "not a url"}},
 	}
 }
