@@ -96,10 +96,17 @@ func (s *Shard) addCounted(d Document) (replaced bool, postings int, err error) 
 }
 
 // seal moves the postings buffered by Add into the bitmaps, where they take
-// less memory; readers do it anyway before reading.
+// less memory, for a writer that seals periodically (readers seal anyway
+// before reading). The buffers keep their capacity, which the next period
+// reuses instead of growing them again from nothing.
 func (s *Shard) seal() {
 	s.mu.Lock()
-	s.dirty = sealAll(s.dirty)
+	for _, pl := range s.dirty {
+		pl.docs.AddMany(pl.pending)
+		pl.pending = pl.pending[:0]
+	}
+	clear(s.dirty)
+	s.dirty = s.dirty[:0]
 	s.mu.Unlock()
 }
 
