@@ -5,9 +5,10 @@ import (
 	"sync"
 )
 
-// cacheKey names a cached item: a verified page (kind cachePage, off the
-// page number) or a decoded posting list (kind cachePostings, off the
-// logical offset of its entry) of the segment reader file.
+// cacheKey names a cached item of the segment reader file: a verified
+// page (kind cachePage, off the page number), a decoded posting list (kind
+// cachePostings, off the logical offset of its entry) or the dictionary
+// fence (kind cacheFence).
 type cacheKey struct {
 	file uint64
 	kind uint8
@@ -17,6 +18,7 @@ type cacheKey struct {
 const (
 	cachePage uint8 = iota
 	cachePostings
+	cacheFence
 )
 
 type cacheEntry struct {
@@ -25,8 +27,10 @@ type cacheEntry struct {
 	cost int64
 }
 
-// cache is a least-recently-used cache bounded in bytes, shared by the
-// segments of a Dir: verified 4 KiB pages and decoded posting lists. Items
+// cache is a least-recently-used cache bounded in bytes (a nil *cache
+// keeps nothing), shared by the
+// segments of a Dir: verified 4 KiB pages, decoded posting lists and
+// dictionary fences. Items
 // are immutable once cached, so a value may be used after its eviction.
 // Safe for concurrent use; get and put are O(1) under one mutex.
 type cache struct {
@@ -43,7 +47,7 @@ func newCache(max int64) *cache {
 }
 
 func (c *cache) get(k cacheKey) (any, bool) {
-	if c.max <= 0 {
+	if c == nil || c.max <= 0 {
 		return nil, false
 	}
 	c.mu.Lock()
@@ -59,7 +63,7 @@ func (c *cache) get(k cacheKey) (any, bool) {
 // put keeps v under k unless it would take more than an eighth of the
 // cache, evicting the least recently used items to make room.
 func (c *cache) put(k cacheKey, v any, cost int64) {
-	if c.max <= 0 || cost > c.max/8 {
+	if !c.fits(cost) {
 		return
 	}
 	c.mu.Lock()
@@ -80,6 +84,9 @@ func (c *cache) remove(el *list.Element) {
 	delete(c.m, e.key)
 	c.used -= e.cost
 }
+
+// fits reports whether an item of the given cost would be kept.
+func (c *cache) fits(cost int64) bool { return c != nil && c.max > 0 && cost <= c.max/8 }
 
 // drop forgets every item of file (a closed segment). Cost: O(items).
 func (c *cache) drop(file uint64) {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/binary"
@@ -9,6 +10,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -820,60 +822,94 @@ func (d *Dir) statsLocked(ctx context.Context, terms []string) (*Stats, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, &Error{Op: "stats", Err: err}
 		}
-		if err := s.addStats(st, terms); err != nil {
+		if terms == nil {
+			err = s.addAllStats(st)
+		} else {
+			var ents []termEntry
+			if ents, err = s.lookup(terms); err == nil {
+				err = s.addStats(st, ents)
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	return st, nil
 }
 
-// addStats adds the segment's live statistics for terms (nil: all) to st.
-func (s *segment) addStats(st *Stats, terms []string) error {
+// lookup returns the dictionary entries of terms, df 0 for absent ones.
+func (s *segment) lookup(terms []string) ([]termEntry, error) {
+	ents := make([]termEntry, len(terms))
+	for i, t := range terms {
+		e, ok, err := s.lookupTerm(t)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ents[i] = e
+		}
+	}
+	return ents, nil
+}
+
+// liveDF returns the number of live documents of the entry's list.
+func (s *segment) liveDF(e termEntry, cached bool) (int64, error) {
+	if s.deleted.IsEmpty() {
+		return int64(e.df), nil
+	}
+	pl, err := s.postings(e, cached)
+	if err != nil {
+		return 0, err
+	}
+	return pl.liveDF(s.deleted), nil
+}
+
+// addStats adds the segment's live statistics for the terms of ents
+// (from lookup) to st.
+func (s *segment) addStats(st *Stats, ents []termEntry) error {
 	st.Docs += int64(s.live())
 	st.Length += int64(s.totalLen) - s.persistedLen - s.pendingLen
-	add := func(e termEntry, cached bool) error {
-		n := int64(e.df)
-		if !s.deleted.IsEmpty() {
-			pl, err := s.postings(e, cached)
-			if err != nil {
-				return err
-			}
-			n = pl.liveDF(s.deleted)
+	for _, e := range ents {
+		if e.df == 0 {
+			continue
+		}
+		n, err := s.liveDF(e, true)
+		if err != nil {
+			return err
 		}
 		if n > 0 {
 			st.DF[e.term] += n
 		}
-		return nil
 	}
-	if terms == nil {
-		it := s.termIter()
-		for it.next() {
-			if err := add(it.e, false); err != nil {
-				return err
-			}
-		}
-		return it.err
-	}
-	for _, t := range terms {
-		e, ok, err := s.lookupTerm(t)
+	return nil
+}
+
+// addAllStats adds the segment's live statistics for every term to st,
+// reading the dictionary around the cache.
+func (s *segment) addAllStats(st *Stats) error {
+	st.Docs += int64(s.live())
+	st.Length += int64(s.totalLen) - s.persistedLen - s.pendingLen
+	it := s.termIter()
+	for it.next() {
+		n, err := s.liveDF(it.e, false)
 		if err != nil {
 			return err
 		}
-		if ok {
-			if err := add(e, true); err != nil {
-				return err
-			}
+		if n > 0 {
+			st.DF[it.e.term] += n
 		}
 	}
-	return nil
+	return it.err
 }
 
 // Search returns the top q.K live documents for q over the buffer and the
 // segments, scored with global (nil means the Dir's own statistics, which
 // equal those of one Shard holding the same documents). Each segment is
 // searched with WAND like a Shard, reading its dictionary blocks, posting
-// lists and document lengths through the cache; the per-part top k are
-// merged.
+// lists and document lengths through the cache, largest segment first and
+// each with the k-th score found so far as a floor for its pruning. Cost:
+// per segment and term, one dictionary block read and the posting list
+// (both usually cached).
 func (d *Dir) Search(ctx context.Context, q Query, global *Stats) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "search", Err: err}
@@ -884,49 +920,68 @@ func (d *Dir) Search(ctx context.Context, q Query, global *Stats) (*Result, erro
 	if d.closed.Load() {
 		return nil, &Error{Op: "search", Err: ErrClosed}
 	}
+	segs := slices.Clone(d.segs)
+	slices.SortStableFunc(segs, func(a, b *segment) int { return cmp.Compare(b.live(), a.live()) })
+	ents := make([][]termEntry, len(segs))
+	for i, s := range segs {
+		var err error
+		if ents[i], err = s.lookup(q.Terms); err != nil {
+			return nil, &Error{Op: "search", Subject: s.name, Err: err}
+		}
+	}
 	if global == nil {
 		var err error
-		if global, err = d.statsLocked(ctx, q.Terms); err != nil {
+		if global, err = d.buf.Stats(ctx, q.Terms); err != nil {
 			return nil, err
+		}
+		for i, s := range segs {
+			if err := s.addStats(global, ents[i]); err != nil {
+				return nil, &Error{Op: "search", Subject: s.name, Err: err}
+			}
 		}
 	}
 	res, err := d.buf.Search(ctx, q, global)
 	if err != nil {
 		return nil, err
 	}
-	lists := [][]Hit{res.Hits}
-	for _, s := range d.segs {
-		hits, n, err := s.search(q, global, d.opts.BM25)
+	hits := res.Hits
+	for i, s := range segs {
+		if err := ctx.Err(); err != nil {
+			return nil, &Error{Op: "search", Err: err}
+		}
+		floor, floored := 0.0, len(hits) >= q.K
+		if floored {
+			floor = hits[q.K-1].Score
+		}
+		more, n, err := s.search(q, ents[i], global, d.opts.BM25, floor, floored)
 		if err != nil {
 			return nil, &Error{Op: "search", Subject: s.name, Err: err}
 		}
-		lists = append(lists, hits)
+		hits = MergeHits(q.K, hits, more)
 		res.Postings += n
 	}
-	res.Hits = MergeHits(q.K, lists...)
+	res.Hits = hits
 	return res, nil
 }
 
-// search runs q (normalised) on the segment.
-func (s *segment) search(q Query, global *Stats, p BM25) ([]Hit, int64, error) {
+// search runs q (normalised), whose terms' entries are ents, on the
+// segment; see engine.floor.
+func (s *segment) search(q Query, ents []termEntry, global *Stats, p BM25, floor float64, floored bool) ([]Hit, int64, error) {
 	avgdl := global.avgLen()
 	qt := make([]qterm, len(q.Terms))
 	for i, t := range q.Terms {
 		qt[i] = qterm{idx: i, idf: IDF(global.Docs, global.DF[t])}
-		e, ok, err := s.lookupTerm(t)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !ok {
+		if ents[i].df == 0 {
 			continue
 		}
-		if qt[i].pl, err = s.postings(e, true); err != nil {
+		var err error
+		if qt[i].pl, err = s.postings(ents[i], true); err != nil {
 			return nil, 0, err
 		}
 		qt[i].ub = qt[i].pl.upperBound(p, qt[i].idf, avgdl)
 	}
 	sd := newSegDocs(s.segReader)
-	e := engine{p: p, avgdl: avgdl, seg: sd, deleted: s.deleted}
+	e := engine{p: p, avgdl: avgdl, seg: sd, deleted: s.deleted, floor: floor, floored: floored}
 	hits, n := e.run(qt, len(q.Terms), q.Op, q.K)
 	if sd.err != nil {
 		return nil, 0, sd.err

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -30,6 +31,10 @@ type engine struct {
 	docs    []docEntry
 	seg     *segDocs
 	deleted *roaring.Bitmap
+	// floor, if floored, is a score below which no document can be among
+	// the hits: the k-th score already found in other parts of a Dir.
+	floor   float64
+	floored bool
 }
 
 // docLen returns the length of document doc.
@@ -49,10 +54,11 @@ type cand struct {
 // topk is a bounded heap whose root is the worst kept candidate. Its
 // documents are docs, or seg's when docs is nil.
 type topk struct {
-	k    int
-	h    []cand
-	docs []docEntry
-	seg  *segDocs
+	k     int
+	h     []cand
+	docs  []docEntry
+	seg   *segDocs
+	floor float64 // see engine.floor; -Inf for none
 }
 
 // worse reports whether a ranks after b. URLs, which a segment reads from
@@ -73,15 +79,19 @@ func (t *topk) url(doc uint32) string {
 
 func (t *topk) full() bool { return len(t.h) >= t.k }
 
-// threshold is the score a document must reach (ties then go by URL).
+// threshold is the score a document must reach (ties then go by URL), or
+// -Inf while any will do.
 func (t *topk) threshold() float64 {
 	if !t.full() {
-		return -1
+		return t.floor
 	}
-	return t.h[0].score
+	return max(t.h[0].score, t.floor)
 }
 
 func (t *topk) offer(c cand) {
+	if c.score < t.floor {
+		return
+	}
 	if !t.full() {
 		t.h = append(t.h, c)
 		for i := len(t.h) - 1; i > 0; {
@@ -144,7 +154,10 @@ func (t *topk) hits() []Hit {
 // intersect by leapfrogging from the rarest term. Scores always sum the
 // terms' contributions in canonical (ascending term) order.
 func (e *engine) run(terms []qterm, nTerms int, op Op, k int) ([]Hit, int64) {
-	top := &topk{k: k, docs: e.docs, seg: e.seg}
+	top := &topk{k: k, docs: e.docs, seg: e.seg, floor: math.Inf(-1)}
+	if e.floored {
+		top.floor = e.floor
+	}
 	curs := make([]cursor, len(terms))
 	active := make([]*cursor, 0, len(terms))
 	for i := range terms {
@@ -210,7 +223,7 @@ func (e *engine) wand(active []*cursor, top *topk, score func(uint32, []*cursor)
 	for len(active) > 0 {
 		theta := top.threshold()
 		pivot := 0
-		if top.full() {
+		if !math.IsInf(theta, -1) {
 			acc, found := 0.0, false
 			for i, c := range active {
 				acc += c.t.ub
@@ -255,7 +268,7 @@ func (e *engine) and(active []*cursor, top *topk, score func(uint32, []*cursor) 
 	}
 	lead := active[0]
 	for !lead.done {
-		if top.full() && ubSum < top.threshold() {
+		if ubSum < top.threshold() {
 			return
 		}
 		d := lead.doc

@@ -28,6 +28,7 @@ func (it *termIter) next() bool {
 	for it.err == nil {
 		if it.inBlock {
 			if e, ok := it.bi.next(); ok {
+				e.term = string(it.bi.term)
 				if it.seen > 0 && e.term <= it.prev {
 					it.err = it.r.corrupt("dictionary terms out of order")
 					return false

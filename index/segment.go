@@ -40,7 +40,9 @@ import (
 // (frequency, document length) pairs for the pruning bounds (count, then
 // pairs). A dictionary block is its payload length u32, then the number of
 // entries and per entry: bytes shared with the previous term, the rest of
-// the term, document frequency, offset and length of the posting list.
+// the term, document frequency, offset and length of the posting list. A
+// block that fits in a page does not straddle two: zeros pad the gap, so
+// that a lookup reads each block it visits from one cached page.
 //
 // A segment is immutable and holds only live documents when written; ids
 // are dense, in the order the documents were added. Nothing of it is held
@@ -54,7 +56,7 @@ const (
 	segEndMagic   = "CKSGEND\x00"
 	// blockTarget is the payload size at which a dictionary block is
 	// closed; maxBlock bounds a block read.
-	blockTarget = 4096
+	blockTarget = 1024
 	maxBlock    = 1 << 20
 	// bucketLoad is the mean number of hash entries per bucket.
 	bucketLoad = 64
@@ -303,35 +305,38 @@ func (r *segReader) block(i int64, prefix int64, rb *readBuf) ([]byte, error) {
 	return read(off+4, n)
 }
 
-// firstTerm returns the first term of block i.
-func (r *segReader) firstTerm(i int64) (string, error) {
+// firstTerm returns the first term of block i, decoded into buf.
+func (r *segReader) firstTerm(i int64, buf []byte) ([]byte, error) {
 	// The prefix holds the first entry unless its term is long.
 	b, err := r.block(i, 128, nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	it := r.blockIter(b)
-	if e, ok := it.next(); ok {
-		return e.term, nil
+	it.term = buf[:0]
+	if _, ok := it.next(); ok {
+		return it.term, nil
 	}
 	if b, err = r.block(i, 0, nil); err != nil {
-		return "", err
+		return nil, err
 	}
 	it = r.blockIter(b)
-	e, ok := it.next()
-	if !ok {
-		return "", it.err
+	it.term = buf[:0]
+	if _, ok := it.next(); !ok {
+		return nil, it.err
 	}
-	return e.term, nil
+	return it.term, nil
 }
 
-// blockIter decodes the entries of a dictionary block in order.
+// blockIter decodes the entries of a dictionary block in order, checking
+// that terms ascend.
 type blockIter struct {
 	r    *segReader
 	d    dec
 	left uint64
-	term []byte
-	prev string
+	n    int
+	term []byte // the current entry's term
+	prev []byte
 	err  error
 }
 
@@ -345,7 +350,8 @@ func (r *segReader) blockIter(payload []byte) blockIter {
 	return it
 }
 
-// next decodes the following entry; the entry's term is a fresh string.
+// next decodes the following entry; its term, not set in the entry to
+// spare an allocation, is it.term.
 func (it *blockIter) next() (termEntry, bool) {
 	if it.left == 0 || it.err != nil {
 		return termEntry{}, false
@@ -358,6 +364,7 @@ func (it *blockIter) next() (termEntry, bool) {
 		it.err = it.r.corrupt("bad dictionary entry")
 		return termEntry{}, false
 	}
+	it.prev = append(it.prev[:0], it.term...)
 	it.term = append(it.term[:shared], d.b[:suffix]...)
 	d.b = d.b[suffix:]
 	e := termEntry{df: d.uvarint(), off: int64(min(d.uvarint(), math.MaxInt64)), n: int64(min(d.uvarint(), math.MaxInt64))}
@@ -365,47 +372,124 @@ func (it *blockIter) next() (termEntry, bool) {
 		it.err = it.r.corrupt("bad dictionary entry")
 		return termEntry{}, false
 	}
-	e.term = string(it.term)
-	if !utf8.ValidString(e.term) || (it.prev != "" && e.term <= it.prev) {
-		it.err = it.r.corrupt("bad or unordered term %q", e.term)
+	if !utf8.Valid(it.term) || it.n > 0 && bytes.Compare(it.term, it.prev) <= 0 {
+		it.err = it.r.corrupt("bad or unordered term %q", string(it.term))
 		return termEntry{}, false
 	}
-	it.prev = e.term
+	it.n++
 	return e, true
 }
 
-// lookupTerm finds term in the dictionary: a binary search over the first
-// terms of the blocks, then a scan of one block. Cost: O(log blocks)
-// cached block reads.
-func (r *segReader) lookupTerm(term string) (termEntry, bool, error) {
-	if r.blocks == 0 {
-		return termEntry{}, false, nil
+// fence holds the first term of every dictionary block of a segment, kept
+// in the cache: a lookup binary-searches it in memory, then reads one
+// block.
+type fence struct {
+	terms string   // the first terms, concatenated
+	ends  []uint32 // where each one ends in terms
+}
+
+func (f *fence) term(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = f.ends[i-1]
 	}
+	return f.terms[start:f.ends[i]]
+}
+
+// fenceCost estimates the cache bytes of the fence of a segment with the
+// given number of blocks.
+func fenceCost(blocks int64) int64 { return 24*blocks + 64 }
+
+// fence returns the segment's fence from the cache or builds it, reading
+// the start of every block (once per segment while it stays cached).
+func (r *segReader) fence() (*fence, error) {
+	k := cacheKey{file: r.id, kind: cacheFence}
+	if v, ok := r.cache.get(k); ok {
+		return v.(*fence), nil
+	}
+	var buf []byte
+	var tbuf [96]byte
+	f := &fence{ends: make([]uint32, 0, r.blocks)}
+	prev := 0 // where the previous first term starts in buf
+	for i := range r.blocks {
+		t, err := r.firstTerm(i, tbuf[:0])
+		if err != nil {
+			return nil, err
+		}
+		if len(buf)+len(t) > math.MaxUint32 || i > 0 && string(t) <= string(buf[prev:]) {
+			return nil, r.corrupt("dictionary blocks out of order")
+		}
+		prev = len(buf)
+		buf = append(buf, t...)
+		f.ends = append(f.ends, uint32(len(buf)))
+	}
+	f.terms = string(buf)
+	r.cache.put(k, f, fenceCost(r.blocks)+int64(len(buf)))
+	return f, nil
+}
+
+// findBlock returns the block where term would be: the last whose first
+// term is ≤ term (or 0). It uses the fence when the cache can hold it, and
+// otherwise binary-searches the blocks on disk (O(log blocks) reads).
+func (r *segReader) findBlock(term string) (int64, error) {
+	if r.cache.fits(fenceCost(r.blocks)) {
+		f, err := r.fence()
+		if err != nil {
+			return 0, err
+		}
+		lo, hi := 0, len(f.ends)-1
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if f.term(mid) <= term {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		return int64(lo), nil
+	}
+	var tbuf [96]byte
 	lo, hi := int64(0), r.blocks-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		first, err := r.firstTerm(mid)
+		first, err := r.firstTerm(mid, tbuf[:0])
 		if err != nil {
-			return termEntry{}, false, err
+			return 0, err
 		}
-		if first <= term {
+		if string(first) <= term {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
+	return lo, nil
+}
+
+// lookupTerm finds term in the dictionary: the block from findBlock, then
+// a scan of it. The entry's term is term itself.
+func (r *segReader) lookupTerm(term string) (termEntry, bool, error) {
+	if r.blocks == 0 {
+		return termEntry{}, false, nil
+	}
+	lo, err := r.findBlock(term)
+	if err != nil {
+		return termEntry{}, false, err
+	}
 	b, err := r.block(lo, 0, nil)
 	if err != nil {
 		return termEntry{}, false, err
 	}
+	var tbuf, pbuf [96]byte // terms are short; longer ones allocate
 	it := r.blockIter(b)
+	it.term, it.prev = tbuf[:0], pbuf[:0]
 	for {
 		e, ok := it.next()
 		if !ok {
 			return termEntry{}, false, it.err
 		}
-		if e.term >= term {
-			return e, e.term == term, nil
+		if string(it.term) >= term { // comparisons convert without copying
+			e.term = term
+			return e, string(it.term) == term, nil
 		}
 	}
 }
@@ -545,12 +629,14 @@ const (
 	roaringCookie       = 12347
 )
 
+var errBadRoaring = errors.New("bad roaring bitmap")
+
 // checkRoaring validates a serialized roaring bitmap completely — sorted
 // keys, sorted arrays, bitmap cardinalities, sorted disjoint runs, exact
 // size — in O(len(b)), so that the library never reads or iterates a
 // malformed one, and returns its cardinality.
 func checkRoaring(b []byte) (uint64, error) {
-	bad := errors.New("bad roaring bitmap")
+	bad := errBadRoaring
 	if len(b) < 4 {
 		return 0, bad
 	}

@@ -215,8 +215,12 @@ func (w *segWriter) flushBlock() {
 	if w.blkCount == 0 {
 		return
 	}
-	w.blockOffs = append(w.blockOffs, w.pw.off)
 	head := binary.AppendUvarint(w.ent[:0], uint64(w.blkCount))
+	size := int64(4 + len(head) + len(w.blk))
+	if at := w.pw.off % pageData; size <= pageData && at+size > pageData {
+		w.pw.Write(zeros[:pageData-at])
+	}
+	w.blockOffs = append(w.blockOffs, w.pw.off)
 	w.pw.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(head)+len(w.blk))))
 	w.pw.Write(head)
 	w.pw.Write(w.blk)
