@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/crawlkit/crawlkit/index"
 )
@@ -77,4 +78,45 @@ func ExampleRemote() {
 	fmt.Println(len(res.Hits), "hits;", calls, "round trip;", sent, "bytes sent,", received, "received")
 	// Output:
 	// 2 hits; 1 round trip; 13 bytes sent, 88 received
+}
+
+// A durable index in a directory: every Add is in the log when it returns;
+// a crawler stores Position with its checkpoint and, after a crash,
+// reopens the directory and rewinds to it.
+func ExampleDir() {
+	path, err := os.MkdirTemp("", "index")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(path)
+
+	d, err := index.OpenDir(path, index.DirOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range pages {
+		if err := d.Add(p); err != nil {
+			panic(err)
+		}
+	}
+	checkpoint, _ := d.Position() // saved with the crawler's own state
+	d.Add(index.Document{URL: "https://late.example/", Text: "crawler pages after the checkpoint"})
+	d.Close() // or a crash: the log holds every document added
+
+	d, err = index.OpenDir(path, index.DirOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer d.Close()
+	if err := d.Rewind(checkpoint); err != nil {
+		panic(err)
+	}
+	res, _ := d.Search(context.Background(), index.ParseQuery(d.Analyzer(), "crawler pages", index.And, 10), nil)
+	for _, h := range res.Hits {
+		fmt.Printf("%.4f %s\n", h.Score, h.URL)
+	}
+	fmt.Println(d.Info().Docs, "documents")
+	// Output:
+	// 1.1817 https://news.example/crawl
+	// 5 documents
 }
