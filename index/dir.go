@@ -561,8 +561,9 @@ func (d *Dir) flushLocked() error {
 	return nil
 }
 
-// Sync flushes the log to stable storage, so that every document added so
-// far survives power loss.
+// Sync flushes the log to stable storage (one fsync), so that every
+// document added so far survives power loss, not only the death of the
+// process. Adds wait meanwhile.
 func (d *Dir) Sync() error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
@@ -638,8 +639,9 @@ func decodePosition(b []byte) (position, error) {
 // a crawler resuming from its last checkpoint after a crash, called after
 // OpenDir and before any Add, but works at any time. pos must be valid
 // (see Position): otherwise Rewind returns an error wrapping ErrPosition
-// and changes nothing. Cost: a replay of the log up to pos; merges and
-// Adds wait meanwhile, searches too while the state is rebuilt.
+// and changes nothing. Cost: a replay of the log up to pos; a running
+// merge is abandoned, Adds wait meanwhile, searches too while the state is
+// rebuilt.
 func (d *Dir) Rewind(pos []byte) error {
 	p, err := decodePosition(pos)
 	if err != nil {
@@ -994,7 +996,8 @@ func (s *segment) search(q Query, ents []termEntry, global *Stats, p BM25, floor
 // MergeFactor segments of the lowest size tier holding that many are
 // merged into one (at least 2 when MergeFactor is negative). The merged
 // segment replaces its inputs atomically. Adds and searches go on
-// meanwhile. Cost: reading and writing the merged segments.
+// meanwhile; Close and Rewind interrupt a merge, which then returns an
+// error. Cost: reading and writing the merged segments.
 func (d *Dir) Merge(ctx context.Context) error {
 	factor := max(d.opts.MergeFactor, 2)
 	for {
@@ -1069,7 +1072,7 @@ func (d *Dir) mergeOnce(ctx context.Context, pick func(sizes, docs []uint64) []i
 	path := d.file(segName(num))
 	stop := func() error {
 		if d.quiesce.Load() > 0 {
-			return errMergeAborted
+			return &Error{Op: "merge", Err: errMergeAborted}
 		}
 		if err := ctx.Err(); err != nil {
 			return &Error{Op: "merge", Err: err}
@@ -1097,7 +1100,7 @@ func (d *Dir) install(num uint64, inputs []*segment, ins []mergeInput) error {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.quiesce.Load() > 0 {
-		return errMergeAborted
+		return &Error{Op: "merge", Err: errMergeAborted}
 	}
 	if err := d.writable("merge"); err != nil {
 		return err

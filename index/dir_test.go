@@ -197,6 +197,46 @@ func TestDirEmptyAndErrors(t *testing.T) {
 	}
 }
 
+// Files left by a crash in the middle of a flush or a merge (a segment not
+// yet in the manifest, temporary files, a new log) are removed on open.
+func TestDirLeftovers(t *testing.T) {
+	docs, qs := collection(t)
+	path := t.TempDir()
+	d := openDir(t, path, index.DirOptions{BufferDocs: 100, MergeFactor: -1})
+	var l live
+	for _, doc := range docs[:250] {
+		d.Add(doc)
+		l.add(doc)
+	}
+	d.Crash()
+	segs, _ := filepath.Glob(filepath.Join(path, "*.seg"))
+	seg, _ := os.ReadFile(segs[0])
+	leftovers := map[string][]byte{
+		"00000090.seg":     seg,
+		"00000091.seg.tmp": seg[:5000],
+		"00000092.log":     []byte("CKLG"),
+		"MANIFEST.tmp":     []byte("CKMF"),
+	}
+	for name, b := range leftovers {
+		os.WriteFile(filepath.Join(path, name), b, 0o644)
+	}
+	d = openDir(t, path, index.DirOptions{MergeFactor: -1})
+	defer d.Close()
+	for name := range leftovers {
+		if _, err := os.Stat(filepath.Join(path, name)); err == nil {
+			t.Errorf("%s was not removed", name)
+		}
+	}
+	sameIndex(t, &l, d, qs[:20])
+	// New files do not reuse the numbers of the removed ones.
+	if err := d.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(path, "00000093.seg")); err != nil {
+		t.Errorf("the flush after the leftovers wrote no 00000093.seg: %v", err)
+	}
+}
+
 // copyDir copies the files of a directory (a crashed Dir's, lock aside).
 func copyDir(tb testing.TB, from string) string {
 	tb.Helper()

@@ -57,8 +57,46 @@
 // Searcher or PostingSource on the other side and is itself the in-process
 // loopback Transport. Meter counts the bytes a Transport moves.
 //
-// # Testing
+// # Durable segmented index
 //
+// A Dir keeps an index in a directory with bounded memory, as Lucene and
+// Bleve do (an LSM tree): Add appends the document to a log (one write
+// call, so a killed process loses nothing Add returned for) and to an
+// in-memory buffer Shard; a full buffer (DirOptions.BufferBytes, 16 MiB by
+// default) is written out as an immutable segment and the log starts over;
+// segments are merged in size tiers in the background, each merge
+// streaming its inputs and replacing them atomically (new file, fsync,
+// rename, then a new MANIFEST). Segments are searched on disk: a query
+// reads the dictionary blocks, posting lists and document lengths it needs
+// through a page cache bounded by DirOptions.CacheBytes (8 MiB), so the
+// memory of a Dir is its buffer, its cache and a few hundred bytes per
+// segment, whatever the number of documents. Every 4 KiB page of a segment
+// carries a CRC-32C; a damaged file is an ErrCorrupt error naming it.
+//
+// Re-adding a URL replaces the older document wherever it is: the old
+// version is masked by its segment's deletions and dropped by the next
+// merge of that segment. Search and Stats use statistics global to the
+// buffer and all segments, so a Dir ranks exactly like one Shard holding
+// its live documents.
+//
+// A crawler adds every page, takes Position after each Add and stores the
+// newest with its own checkpoint; after a crash it reopens the directory
+// and rewinds to that position, which drops the pages added after it even
+// if they were flushed to a segment since:
+//
+//	d, err := index.OpenDir("crawl/index", index.DirOptions{})
+//	if resumed {
+//		err = d.Rewind(checkpoint.IndexPosition)
+//	}
+//	for page := range pages {
+//		err = d.Add(index.Document{URL: page.URL, Title: page.Title, Text: page.Text})
+//		pos, _ := d.Position() // cheap: store the newest with the checkpoint
+//	}
+//	err = d.Close() // writes no segment: the next OpenDir replays the log
+//
+// A position can be rewound to until the second flush after it.
+//
+
 // Reference is a brute-force Searcher for checking rankings; package
 // indextest generates reproducible collections and skewed query logs and
 // compares two Searchers' rankings.

@@ -22,7 +22,7 @@ type qterm struct {
 }
 
 // engine runs top-k retrieval over posting lists whose ids index docs, or,
-// when docs is nil, the documents of an on-disk segment read through seg.
+// when seg is set, the documents of an on-disk segment read through it.
 // The Shard, the term-partitioned coordinator and the segments of a Dir
 // share it, so all score with the very same arithmetic.
 type engine struct {
@@ -39,7 +39,7 @@ type engine struct {
 
 // docLen returns the length of document doc.
 func (e *engine) docLen(doc uint32) uint32 {
-	if e.docs != nil {
+	if e.seg == nil {
 		return e.docs[doc].len
 	}
 	return e.seg.length(doc)
@@ -52,7 +52,7 @@ type cand struct {
 }
 
 // topk is a bounded heap whose root is the worst kept candidate. Its
-// documents are docs, or seg's when docs is nil.
+// documents are docs, or seg's when seg is set.
 type topk struct {
 	k     int
 	h     []cand
@@ -71,7 +71,7 @@ func (t *topk) worse(a, b cand) bool {
 }
 
 func (t *topk) url(doc uint32) string {
-	if t.docs != nil {
+	if t.seg == nil {
 		return t.docs[doc].url
 	}
 	return t.seg.url(doc)
@@ -136,7 +136,7 @@ func (t *topk) hits() []Hit {
 	})
 	hits := make([]Hit, len(t.h))
 	for i, c := range t.h {
-		if t.docs == nil {
+		if t.seg != nil {
 			url, title := t.seg.fields(c.doc)
 			hits[i] = Hit{URL: url, Title: title, Score: c.score}
 			continue

@@ -74,7 +74,8 @@ func (in *mergeInput) newID(id uint32) uint32 {
 	return in.base + id - uint32(in.del.Rank(id))
 }
 
-var errMergeAborted = errors.New("index: merge aborted")
+// errMergeAborted is the cause of a merge interrupted by Close or Rewind.
+var errMergeAborted = errors.New("interrupted")
 
 // mergeSegments writes to path one segment with the documents of the
 // inputs, in order, without those in their deletions (which must be ids of
