@@ -1,0 +1,5 @@
+//go:build !race
+
+package pebblecontent_test
+
+const raceEnabled = false
