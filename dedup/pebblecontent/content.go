@@ -711,9 +711,10 @@ func (c *Content) Sync() error {
 
 // MemoryBytes returns the memory Pebble holds now in its block cache and
 // memtables (including those waiting to be flushed): with New, the
-// shared database's. With the calls in progress' scratch (O(K + text)
-// each), it is all the memory the store uses, however many documents it
-// holds.
+// shared database's. With Pebble's table metadata and the scratch of the
+// calls in progress, it is all the memory the store uses, and it stays
+// within about BlockCacheBytes + MemTableBytes however many documents
+// the store holds. Cost: one read of Pebble's metrics.
 func (c *Content) MemoryBytes() int64 {
 	if err := c.enter("MemoryBytes", ""); err != nil {
 		return 0
