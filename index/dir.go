@@ -80,7 +80,8 @@ func (o DirOptions) withDefaults() DirOptions {
 // the background. Segments are searched on disk through a bounded page
 // cache, so the memory of a Dir does not grow with the number of
 // documents: the buffer (BufferBytes), the cache (CacheBytes), and per
-// segment a few hundred bytes plus its deletions bitmap.
+// segment about 1 KB plus its deletions bitmap (about 2 bytes per deleted
+// document, until a merge drops them).
 //
 // Re-adding a URL replaces the older document wherever it is (newest
 // wins): the old one is marked deleted in its segment and dropped at the

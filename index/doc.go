@@ -69,7 +69,7 @@
 // rename, then a new MANIFEST). Segments are searched on disk: a query
 // reads the dictionary blocks, posting lists and document lengths it needs
 // through a page cache bounded by DirOptions.CacheBytes (8 MiB), so the
-// memory of a Dir is its buffer, its cache and a few hundred bytes per
+// memory of a Dir is its buffer, its cache and about 1 KB per
 // segment, whatever the number of documents. Every 4 KiB page of a segment
 // carries a CRC-32C; a damaged file is an ErrCorrupt error naming it.
 //
