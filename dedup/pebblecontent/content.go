@@ -172,7 +172,9 @@ func Open(dir string, opts *Options) (*Content, error) {
 // New returns the store kept in db under the key prefix, which must not
 // be empty and must not be a prefix of another user's keys (nil opts
 // means all defaults). db stays its owner's: Close syncs this store's
-// changes and leaves db open. Every key of the store starts with prefix,
+// changes and leaves db open, and must come before db's Close (Pebble
+// panics on a closed database; only the background syncer is protected
+// from that). Every key of the store starts with prefix,
 // and New writes one (the options the store was created with) if it is
 // not there. Lookups cost what the package documentation says if db was
 // opened with bloom filters on every level, as Open does.
@@ -248,9 +250,6 @@ func resolve(opts *Options, open bool) (resolved, error) {
 	l, err := shingle.NewLSH(&lsh)
 	if err != nil {
 		return o, errors.Join(ErrInvalidOptions, err)
-	}
-	if o.Threshold > 1 {
-		return o, fmt.Errorf("%w: Threshold=%v", ErrInvalidOptions, o.Threshold)
 	}
 	o.bands, o.rows = l.Banding()
 	return o, nil
@@ -683,7 +682,7 @@ func (c *Content) unlink(w *work, b *pebble.Batch, band int, hash, fp uint64) er
 // callers share one); otherwise it tells the background syncer.
 func (c *Content) durable() error {
 	if c.sync {
-		return c.db.LogData(nil, pebble.Sync)
+		return syncWAL(c.db)
 	}
 	if c.syncer != nil {
 		c.syncer.kick()
@@ -699,7 +698,7 @@ func (c *Content) Sync() error {
 		return err
 	}
 	defer c.closeMu.RUnlock()
-	err := c.db.LogData(nil, pebble.Sync)
+	err := syncWAL(c.db)
 	if c.syncer != nil {
 		err = errors.Join(err, c.syncer.takeErr())
 	}
@@ -742,7 +741,7 @@ func (c *Content) Close() error {
 	if c.own {
 		err = errors.Join(err, c.db.Close())
 	} else {
-		err = errors.Join(err, c.db.LogData(nil, pebble.Sync))
+		err = errors.Join(err, syncWAL(c.db))
 	}
 	if err != nil {
 		return &dedup.Error{Op: "Close", Err: err}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -199,5 +200,29 @@ func TestClosed(t *testing.T) {
 	}
 	if n := c.MemoryBytes(); n != 0 {
 		t.Errorf("MemoryBytes after Close = %d", n)
+	}
+}
+
+// TestSharedClosedFirst closes a shared database before the store: the
+// background syncer must not panic, and Close reports the closed
+// database.
+func TestSharedClosedFirst(t *testing.T) {
+	db, err := pebble.Open("", &pebble.Options{FS: vfs.NewMem(), Logger: quietLogger{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pebblecontent.New(db, "p", &pebblecontent.Options{SyncInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Seen(context.Background(), dedup.Doc{URL: "u", Text: []byte("some text")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the syncer runs on the closed database
+	if err := c.Close(); !errors.Is(err, pebble.ErrClosed) {
+		t.Fatalf("Close after the database's: %v", err)
 	}
 }

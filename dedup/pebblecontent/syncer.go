@@ -1,6 +1,7 @@
 package pebblecontent
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *syncer) run() {
 			return // Close syncs
 		case <-t.C:
 		}
-		if err := s.db.LogData(nil, pebble.Sync); err != nil {
+		if err := syncWAL(s.db); err != nil {
 			s.mu.Lock()
 			if s.err == nil {
 				s.err = err
@@ -83,4 +84,21 @@ func (s *syncer) stop() error {
 	close(s.quit)
 	<-s.done
 	return s.takeErr()
+}
+
+// syncWAL syncs db's write-ahead log. Pebble panics on a closed
+// database; syncWAL returns that panic's error (wrapping
+// pebble.ErrClosed) instead, so that a shared database closed before
+// the store cannot bring the process down from the syncer's goroutine.
+func syncWAL(db *pebble.DB) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok || !errors.Is(e, pebble.ErrClosed) {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return db.LogData(nil, pebble.Sync)
 }
