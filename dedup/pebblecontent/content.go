@@ -85,10 +85,10 @@ type Options struct {
 // Content is safe for concurrent use. As in dedup.Content, one lock is
 // held over each lookup and the insert that follows it, so that among
 // concurrent calls with the same or near-identical content exactly one
-// records it; shingling and hashing, most of the CPU time, happen outside
-// it. Seen costs one tokenizing pass, a point lookup of the fingerprint
-// and of one key per band (bloom filters answer most of them without
-// reading a block), a scan of each non-empty bucket, a lookup per
+// records it; shingling and hashing happen outside it. Seen costs one
+// tokenizing pass, a point lookup of the fingerprint and of one key per
+// band (the bloom filters answer most of them without reading a block),
+// a further lookup or scan for each non-empty bucket, a lookup per
 // candidate, and, for a new document, one commit of 1 + bands keys.
 type Content struct {
 	db        *pebble.DB
