@@ -49,8 +49,24 @@ var (
 	_ Poller       = (*FIFO)(nil)
 	_ Stater       = (*FIFO)(nil)
 	_ Syncer       = (*FIFO)(nil)
+	_ Holder       = (*FIFO)(nil)
 	_ io.Closer    = (*FIFO)(nil)
 )
+
+// Hold implements Holder: key is not contacted before until. O(1).
+func (f *FIFO) Hold(key string, until time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	h := f.hosts[key]
+	if h == nil {
+		h = &fifoHost{}
+		f.hosts[key] = h
+	}
+	h.te = max(h.te, until.UnixNano())
+}
 
 // NewFIFO returns a FIFO frontier. URLs found in every queue of a
 // reopened Store are taken over.

@@ -170,6 +170,14 @@ type Poller interface {
 	Poll() (l *Lease, ready time.Time, err error)
 }
 
+// Holder is implemented by frontiers that can be told when a key may be
+// contacted next, whatever URLs of it they hold now or get later: a crawl
+// resumed from saved state keeps the politeness gaps of the run before.
+// Hold only ever delays a key. Mercator and FIFO implement it.
+type Holder interface {
+	Hold(key string, until time.Time)
+}
+
 // Stater is implemented by frontiers that report their size.
 type Stater interface {
 	Stats() Stats

@@ -149,6 +149,7 @@ var (
 	_ Poller       = (*Mercator)(nil)
 	_ Stater       = (*Mercator)(nil)
 	_ Syncer       = (*Mercator)(nil)
+	_ Holder       = (*Mercator)(nil)
 	_ io.Closer    = (*Mercator)(nil)
 )
 
@@ -403,6 +404,31 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 		return &Error{Op: "done", Err: err}
 	}
 	return derr
+}
+
+// Hold implements Holder: key is not contacted before until. A key with
+// a back queue has its te raised; any other keeps until in the table of
+// retired keys, which activate reads when the key gets a back queue.
+// O(log B).
+func (m *Mercator) Hold(key string, until time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	kh, u := keyHash(key), until.UnixNano()
+	if j, ok := m.table[kh]; ok {
+		if b := &m.back[j]; b.te < u {
+			b.te = u
+			if b.hidx >= 0 {
+				m.down(int(b.hidx), len(m.heap))
+			}
+		}
+		return
+	}
+	if m.retired[kh] < u {
+		m.retire(kh, u, m.clock.Now())
+	}
 }
 
 // Revisit returns u, a lease's URL, as a frontier queues it again after

@@ -53,6 +53,7 @@ func Run(t *testing.T, h Harness) {
 		{"Race64", testRace64},
 		{"Revisit", testRevisit},
 		{"Requeue", testRequeue},
+		{"Hold", testHold},
 		{"DoneErrors", testDoneErrors},
 		{"CheckpointRestore", testRestart},
 		{"Close", testClose},
@@ -333,6 +334,47 @@ func testRequeue(t *testing.T, h Harness) {
 	if s, ok := f.(frontier.Stater); ok {
 		if st := s.Stats(); st.Pending() != 0 {
 			t.Errorf("Stats after drain = %+v, want nothing pending", st)
+		}
+	}
+}
+
+// testHold: a held key is not leased before its time, whether its URLs
+// were queued before the hold or after; other keys are not delayed (but
+// by a FIFO's head of line, which the suite allows unless Prioritized).
+func testHold(t *testing.T, h Harness) {
+	clk := NewFakeClock(Epoch)
+	f := open(t, h, opts(clk))
+	hf, ok := f.(frontier.Holder)
+	if !ok {
+		t.Skip("frontier does not implement frontier.Holder")
+	}
+	ctx := context.Background()
+	before := []frontier.URL{{URL: "http://held.test/a"}, {URL: "http://free.test/a"}}
+	if err := f.Add(ctx, before...); err != nil {
+		t.Fatal(err)
+	}
+	until := Epoch.Add(time.Minute)
+	hf.Hold("held.test", until)
+	hf.Hold("later.test", until)
+	hf.Hold("held.test", Epoch.Add(time.Second)) // an earlier time changes nothing
+	if err := f.Add(ctx, frontier.URL{URL: "http://later.test/a"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		l := nextOn(t, f, clk)
+		now := clk.Now()
+		switch l.URL.Key {
+		case "free.test":
+			if now.After(Epoch) && h.Prioritized {
+				t.Errorf("free.test waited until %v", now)
+			}
+		default:
+			if now.Before(until) {
+				t.Errorf("%s leased at %v, held until %v", l.URL.Key, now, until)
+			}
+		}
+		if err := f.Done(l, frontier.Result{}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
