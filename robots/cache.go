@@ -280,6 +280,33 @@ func (c *Cache) Check(ctx context.Context, u *url.URL) (Verdict, error) {
 	return c.check(ctx, u, "check")
 }
 
+// Peek is Check without a fetch: it answers from the cache alone, and
+// ok is false when u's host has no fresh rules cached (Check would fetch
+// them). Fetched is always false. Safe for concurrent use; a hit costs
+// what Check's does.
+func (c *Cache) Peek(u *url.URL) (v Verdict, ok bool) {
+	key, err := keyOf(u)
+	if err != nil {
+		return Verdict{}, false
+	}
+	c.mu.Lock()
+	e := c.entries[key]
+	if e == nil || e.rules == nil || e.fetching != nil || !c.opts.Now().Before(e.expires) {
+		c.mu.Unlock()
+		return Verdict{}, false
+	}
+	r, unreachable, lastErr := e.rules, e.unreachable, e.lastErr
+	c.mu.Unlock()
+	v.Unreachable, v.Err = unreachable, lastErr
+	if d := r.CrawlDelay(c.opts.Agent); d > c.opts.MaxCrawlDelay {
+		v.CrawlDelay, v.CrawlDelayCapped = c.opts.MaxCrawlDelay, true
+	} else {
+		v.CrawlDelay = d
+	}
+	v.Allowed = r.Allowed(c.opts.Agent, u.RequestURI())
+	return v, true
+}
+
 func (c *Cache) check(ctx context.Context, u *url.URL, op string) (Verdict, error) {
 	if u == nil {
 		return Verdict{}, &Error{Op: op, Err: ErrNoHost}

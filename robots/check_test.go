@@ -79,3 +79,28 @@ func TestCheckVerdict(t *testing.T) {
 		t.Errorf("%d robots.txt fetches, want 5 (one per host)", n)
 	}
 }
+
+// TestPeek: Peek answers from the cache only, and says when it cannot.
+func TestPeek(t *testing.T) {
+	fetch := func(ctx context.Context, raw string) (*robots.Response, error) {
+		return &robots.Response{Status: 200, Body: []byte("User-agent: *\nDisallow: /no\nCrawl-delay: 3\n")}, nil
+	}
+	now := time.Unix(1e9, 0)
+	c := robots.NewCache(&robots.Options{Fetch: fetch, TTL: time.Hour, Now: func() time.Time { return now }})
+	defer c.Close()
+	u, _ := url.Parse("http://a.test/no/x")
+	if _, ok := c.Peek(u); ok {
+		t.Fatal("Peek answered before any fetch")
+	}
+	if _, err := c.Check(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := c.Peek(u)
+	if !ok || v.Allowed || v.CrawlDelay != 3*time.Second || v.Fetched {
+		t.Errorf("Peek = %+v, %v; want cached, disallowed, 3s, not fetched", v, ok)
+	}
+	now = now.Add(2 * time.Hour)
+	if _, ok := c.Peek(u); ok {
+		t.Error("Peek answered from expired rules")
+	}
+}
