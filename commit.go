@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/crawlkit/crawlkit/dedup"
@@ -53,7 +54,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	}
 
 	c.commitMu.Lock()
-	admitted, err := c.admitLocked(ctx, w, cands)
+	admitted, holds, err := c.admitLocked(ctx, w, cands)
 	if err != nil {
 		c.txn.Reset()
 		c.commitMu.Unlock()
@@ -85,7 +86,8 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			c.txn.Done = append(c.txn.Done, l.URL.URL)
 			w.t.count(w.outcome)
 		}
-		c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: hostKey(l.URL.URL), Next: now.Add(c.pol.Gap(w.res))})
+		gap := c.pol.Gap(w.res)
+		c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: hostKey(l.URL.URL), Next: now.Add(gap), Gap: gap})
 	}
 	c.c.apply(&w.t)
 	if c.durable {
@@ -102,6 +104,11 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		return fmt.Errorf("crawlkit: committing to the state: %w", err)
 	}
 
+	if h, ok := c.front.(frontier.Holder); ok {
+		for _, hd := range holds {
+			h.Hold(hd.key, hd.until)
+		}
+	}
 	if len(admitted) > 0 {
 		if err := c.front.Add(ctx, admitted...); err != nil {
 			// The URLs are pending in the State: a later Run queues them.
@@ -210,9 +217,9 @@ func (c *Crawler) split(ctx context.Context, w *work, cands []frontier.URL) []fr
 // (per host, per registrable domain, hosts per registrable domain) and
 // puts the new ones into c.txn. It returns them. Called with commitMu
 // held, so the counts it reads are not changed by anyone else meanwhile.
-func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL) ([]frontier.URL, error) {
+func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL) ([]frontier.URL, []hold, error) {
 	if len(cands) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	q := &c.look
 	q.URLs, q.Keys, q.Pending = q.URLs[:0], q.Keys[:0], nil
@@ -238,10 +245,19 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		}
 	}
 	if err := c.state.Lookup(ctx, q); err != nil {
-		return nil, fmt.Errorf("crawlkit: state lookup: %w", err)
+		return nil, nil, fmt.Errorf("crawlkit: state lookup: %w", err)
 	}
+	var holds []hold
+	now := time.Now()
 	for i, k := range q.Keys {
 		counts[k] = q.Records[i].Admitted
+		if strings.HasPrefix(k, "h:") {
+			// A host contacted by an earlier run may still be owed its
+			// gap: the frontier is told before it gets the URLs.
+			if until := c.resumeUntil(q.Records[i]); until.After(now) {
+				holds = append(holds, hold{strings.TrimPrefix(k, "h:"), until})
+			}
+		}
 	}
 	start := maps.Clone(counts)
 	admitted := make([]frontier.URL, 0, len(cands))
@@ -284,7 +300,14 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 	if w.seeds {
 		w.t.seeds += uint32(len(admitted))
 	}
-	return admitted, nil
+	return admitted, holds, nil
+}
+
+// hold is a frontier key and the time before which it must not be
+// contacted.
+type hold struct {
+	key   string
+	until time.Time
 }
 
 // prefetch asks the resolver to resolve new hosts in the background, so

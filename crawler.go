@@ -294,8 +294,8 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	// it).
 	workCtx := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
-	for range c.cfg.Workers {
-		wg.Go(func() { c.worker(runCtx, workCtx) })
+	for i := range c.cfg.Workers {
+		wg.Go(func() { c.worker(i, runCtx, workCtx) })
 	}
 	hkDone := make(chan error, 1)
 	go func() { hkDone <- c.housekeeping(runCtx, stop) }()
@@ -339,13 +339,34 @@ func (c *Crawler) closeSinks() {
 // not before its host's saved next-contact time. It returns the number
 // of URLs queued.
 func (c *Crawler) load(ctx context.Context) (int, error) {
+	// The hosts being contacted when the last run ended.
+	contacts := make(map[string]time.Time)
+	if rec, ok := c.cfg.State.(ContactRecorder); ok {
+		cs, err := rec.Contacts()
+		if err != nil {
+			return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+		}
+		for _, ct := range cs {
+			if ct.Until.After(contacts[ct.Key]) {
+				contacts[ct.Key] = ct.Until
+			}
+		}
+	}
+	if len(contacts) > 0 {
+		// The slots are overwritten by this run's workers: what they say
+		// goes into the hosts' records first, so that a run killed before
+		// contacting those hosts does not forget them.
+		if err := c.saveContacts(ctx, contacts); err != nil {
+			return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+		}
+	}
 	var batch []frontier.URL
 	n := 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := c.holdBack(ctx, batch); err != nil {
+		if err := c.holdBack(ctx, batch, contacts); err != nil {
 			return err
 		}
 		if err := c.front.Add(ctx, batch...); err != nil {
@@ -367,6 +388,15 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 	}
 	if err != nil {
 		return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+	}
+	if h, ok := c.front.(frontier.Holder); ok {
+		// Hosts contacted at the end of the last run with nothing left
+		// pending: links found later must not reach them early either.
+		for k, until := range contacts {
+			if until.After(time.Now()) {
+				h.Hold(strings.TrimPrefix(k, "h:"), until)
+			}
+		}
 	}
 	if !c.durable {
 		return n, nil
@@ -394,9 +424,14 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// holdBack delays every URL of batch to its host's saved next-contact
-// time, so that a resumed crawl keeps the politeness gaps of the last one.
-func (c *Crawler) holdBack(ctx context.Context, batch []frontier.URL) error {
+// holdBack keeps every host of batch from being contacted before its
+// saved next-contact time, nor before its last gap has passed since the
+// start of this Run (a request may have been in flight when the last run
+// ended, and its gap was never saved), nor before the time a contact
+// recorded at the end of the last run asks: a resumed crawl keeps the
+// politeness gaps of the last one. A frontier that is not a
+// frontier.Holder gets the URLs delayed one by one instead.
+func (c *Crawler) holdBack(ctx context.Context, batch []frontier.URL, contacts map[string]time.Time) error {
 	q := &Lookup{}
 	idx := make(map[string]int)
 	for i := range batch {
@@ -409,13 +444,67 @@ func (c *Crawler) holdBack(ctx context.Context, batch []frontier.URL) error {
 	if err := c.state.Lookup(ctx, q); err != nil {
 		return err
 	}
-	for i := range batch {
-		next := q.Records[idx[hostKey(batch[i].URL)]].Next
-		if next.After(batch[i].Due) {
-			batch[i].Due = next
+	holder, _ := c.front.(frontier.Holder)
+	for i, k := range q.Keys {
+		until := c.resumeUntil(q.Records[i])
+		if t := contacts[k]; t.After(until) {
+			until = t
+		}
+		delete(contacts, k)
+		if holder != nil && until.After(time.Now()) {
+			holder.Hold(strings.TrimPrefix(k, "h:"), until)
+		}
+		q.Records[i].Next = until
+	}
+	if holder == nil {
+		for i := range batch {
+			if until := q.Records[idx[hostKey(batch[i].URL)]].Next; until.After(batch[i].Due) {
+				batch[i].Due = until
+			}
 		}
 	}
 	return nil
+}
+
+// saveContacts commits the contacts the last run left as host records:
+// each host's next contact becomes the later of its saved one and the
+// contact's, and its gap at least the time from now to the latter.
+func (c *Crawler) saveContacts(ctx context.Context, contacts map[string]time.Time) error {
+	q := &Lookup{}
+	for k := range contacts {
+		q.Keys = append(q.Keys, k)
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return err
+	}
+	now := time.Now()
+	txn := &Txn{}
+	for i, k := range q.Keys {
+		r, until := q.Records[i], contacts[k]
+		if !until.After(now) || !until.After(r.Next) {
+			continue
+		}
+		txn.Keys = append(txn.Keys, KeyDelta{Key: k, Next: until, Gap: max(r.Gap, until.Sub(now))})
+	}
+	if len(txn.Keys) == 0 {
+		return nil
+	}
+	return c.state.Commit(ctx, txn)
+}
+
+// resumeUntil is when a host with record r may be contacted in this Run:
+// not before its saved next contact, nor before its last gap has passed
+// since the Run started.
+func (c *Crawler) resumeUntil(r KeyRecord) time.Time {
+	until := r.Next
+	start := time.Now()
+	if s := c.start.Load(); s != nil {
+		start = *s
+	}
+	if t := start.Add(r.Gap); t.After(until) {
+		until = t
+	}
+	return until
 }
 
 // The key spaces of KeyRecords: URLs admitted per host and the host's
@@ -464,7 +553,8 @@ func (c *Crawler) addSeeds(ctx context.Context, early []frontier.URL) error {
 
 // worker is one crawl thread: take a URL, process it, report it done.
 // stopCtx ends the loop; workCtx is the context of the work on a page.
-func (c *Crawler) worker(stopCtx, workCtx context.Context) {
+func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
+	rec, _ := c.cfg.State.(ContactRecorder)
 	for {
 		l, err := c.front.Next(stopCtx)
 		if err != nil {
@@ -475,12 +565,36 @@ func (c *Crawler) worker(stopCtx, workCtx context.Context) {
 			// pending in the State, for a later Run.
 			return
 		}
+		if rec != nil {
+			if err := rec.Contacting(i, hostKey(l.URL.URL), c.contactUntil(l)); err != nil {
+				c.fail(fmt.Errorf("crawlkit: recording a contact: %w", err))
+				c.pages.release(false)
+				return
+			}
+		}
 		c.c.inflight.Add(1)
 		page := c.process(workCtx, l)
 		c.pages.release(page)
 		c.c.inflight.Add(-1)
 	}
 }
+
+// contactUntil is how long a lease's host must be left alone if the
+// process dies during the lease's requests: the host's Crawl-delay when
+// its robots.txt is cached, else (robots.txt will be fetched first, its
+// Crawl-delay unknown) the most a Crawl-delay can ask, within MaxDelay.
+func (c *Crawler) contactUntil(l *frontier.Lease) time.Time {
+	gap := min(c.cfg.MaxDelay, maxCrawlDelay)
+	if u, err := url.Parse(l.URL.URL); err == nil {
+		if v, ok := c.robots.Peek(u); ok {
+			gap = v.CrawlDelay
+		}
+	}
+	return time.Now().Add(max(gap, c.cfg.MinDelay))
+}
+
+// maxCrawlDelay is the robots.Cache's default cap on Crawl-delay.
+const maxCrawlDelay = 60 * time.Second
 
 // housekeeping logs progress and stops the crawl at its limits or when
 // there is nothing left to do.

@@ -285,8 +285,8 @@ func (c *Crawler) filterLinks(t *tally, source string, depth int, links []fetch.
 // URLs a program discovers by other means. Each is canonicalised, checked
 // against the URL-seen set and the budgets, and queued if new. The URL
 // filters are not applied again: the sender applied them. Add may be
-// called before and during Run, from any goroutine; URLs added before Run
-// has loaded its State are admitted once it has.
+// called before and during Run, from any goroutine; with a Config.State,
+// URLs added before Run has loaded it are admitted once it has.
 func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 	w := &work{received: true}
 	w.cands = make([]frontier.URL, 0, len(urls))
@@ -300,8 +300,9 @@ func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 		w.cands = append(w.cands, u)
 	}
 	c.earlyMu.Lock()
-	if !c.loaded {
-		// Run has not loaded the State yet: it will admit these.
+	if !c.loaded && c.durable {
+		// Run has not loaded the State yet: it will admit these, after
+		// the pending URLs Load queues (which may include them).
 		c.early = append(c.early, w.cands...)
 		c.earlyMu.Unlock()
 		return nil

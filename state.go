@@ -80,14 +80,19 @@ type KeyRecord struct {
 	// Next is the earliest time the key may be contacted again (the
 	// politeness gap after its last request); zero when unknown.
 	Next time.Time
+	// Gap is the length of that gap. A resumed crawl waits at least Gap
+	// before contacting the key, in case a request was in flight when the
+	// last run ended (its own gap was never saved).
+	Gap time.Duration
 }
 
 // KeyDelta changes one KeyRecord: Admitted is added, a non-zero Next
-// replaces the stored one.
+// replaces the stored Next and Gap.
 type KeyDelta struct {
 	Key      string
 	Admitted int64
 	Next     time.Time
+	Gap      time.Duration
 }
 
 // Txn is one atomic change of a State: what one page, or one batch of
@@ -141,6 +146,30 @@ type ContentStorer interface {
 	BodySeen() (BodySeen, error)
 }
 
+// ContactRecorder is implemented by a State that remembers, per worker,
+// the host being contacted, so that a crawl resumed after a kill keeps the
+// politeness gap after a request whose outcome was never committed (its
+// gap was never saved). The crawler calls Contacting from worker w (0 ≤ w
+// < Config.Workers) before the requests of every lease, robots.txt
+// included, and Contacts once, at the start of Run, before any
+// Contacting: the keys it reports are held back until their time. crawldb
+// implements it with one write of a fixed-size slot per lease.
+type ContactRecorder interface {
+	// Contacting records that worker w is about to contact key, which
+	// must then not be contacted again before until unless a commit says
+	// otherwise. It must be cheap and safe for concurrent use by distinct
+	// workers.
+	Contacting(w int, key string, until time.Time) error
+	// Contacts returns the records of the last run.
+	Contacts() ([]Contact, error)
+}
+
+// Contact is a record of ContactRecorder.
+type Contact struct {
+	Key   string
+	Until time.Time
+}
+
 // BodySeen is the exact "content seen?" test for bodies without text
 // (images, PDFs), keyed by a fingerprint of their bytes. dedup.ExactContent
 // implements it. Safe for concurrent use.
@@ -168,13 +197,43 @@ type MemState struct {
 	progress []byte
 	content  *dedup.Content
 	bodies   *dedup.ExactContent
+	contacts map[int]Contact
 	closed   bool
 }
 
 var (
-	_ State         = (*MemState)(nil)
-	_ ContentStorer = (*MemState)(nil)
+	_ State           = (*MemState)(nil)
+	_ ContentStorer   = (*MemState)(nil)
+	_ ContactRecorder = (*MemState)(nil)
 )
+
+// Contacting implements ContactRecorder.
+func (s *MemState) Contacting(w int, key string, until time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrStateClosed
+	}
+	if s.contacts == nil {
+		s.contacts = make(map[int]Contact)
+	}
+	s.contacts[w] = Contact{Key: key, Until: until}
+	return nil
+}
+
+// Contacts implements ContactRecorder.
+func (s *MemState) Contacts() ([]Contact, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrStateClosed
+	}
+	out := make([]Contact, 0, len(s.contacts))
+	for _, c := range s.contacts {
+		out = append(out, c)
+	}
+	return out, nil
+}
 
 // ContentSeen implements ContentStorer: a dedup.Content with the default
 // options, the same one on every call.
@@ -323,7 +382,7 @@ func stripped(p Pending) Pending {
 func applyDelta(r *KeyRecord, d KeyDelta) {
 	r.Admitted += d.Admitted
 	if !d.Next.IsZero() {
-		r.Next = d.Next
+		r.Next, r.Gap = d.Next, d.Gap
 	}
 }
 

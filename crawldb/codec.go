@@ -40,6 +40,7 @@ func appendTxn(b []byte, seq uint64, t *crawlkit.Txn) ([]byte, error) {
 		b = appendString(b, d.Key)
 		b = binary.AppendVarint(b, d.Admitted)
 		b = binary.AppendVarint(b, unixNano(d.Next))
+		b = binary.AppendVarint(b, int64(d.Gap))
 	}
 	if t.Progress == nil {
 		return append(b, 0), nil
@@ -121,7 +122,7 @@ func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 	n = d.count()
 	for range n {
 		k := string(d.bytes())
-		t.Keys = append(t.Keys, crawlkit.KeyDelta{Key: k, Admitted: d.varint(), Next: fromUnixNano(d.varint())})
+		t.Keys = append(t.Keys, crawlkit.KeyDelta{Key: k, Admitted: d.varint(), Next: fromUnixNano(d.varint()), Gap: time.Duration(d.varint())})
 	}
 	switch d.byte() {
 	case 0:
@@ -194,16 +195,17 @@ func (d *dec) bytes() []byte {
 	return v
 }
 
-// appendKeyRecord appends the value of a key record: Admitted, then Next
-// in Unix nanoseconds (0 for unknown).
+// appendKeyRecord appends the value of a key record: Admitted, Next in
+// Unix nanoseconds (0 for unknown), Gap in nanoseconds.
 func appendKeyRecord(b []byte, r crawlkit.KeyRecord) []byte {
 	b = binary.AppendVarint(b, r.Admitted)
-	return binary.AppendVarint(b, unixNano(r.Next))
+	b = binary.AppendVarint(b, unixNano(r.Next))
+	return binary.AppendVarint(b, int64(r.Gap))
 }
 
 func decodeKeyRecord(v []byte) (crawlkit.KeyRecord, error) {
 	d := dec{b: v}
-	r := crawlkit.KeyRecord{Admitted: d.varint(), Next: fromUnixNano(d.varint())}
+	r := crawlkit.KeyRecord{Admitted: d.varint(), Next: fromUnixNano(d.varint()), Gap: time.Duration(d.varint())}
 	if d.bad || len(d.b) != 0 {
 		return crawlkit.KeyRecord{}, fmt.Errorf("%w: key record", ErrCorrupt)
 	}

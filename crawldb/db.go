@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -136,16 +137,40 @@ type DB struct {
 	content   *pebblecontent.Content
 	bodies    *pebblecontent.Content
 
+	contacts *contacts
+
 	stop     chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
 }
 
 var (
-	_ crawlkit.State         = (*DB)(nil)
-	_ crawlkit.QueueStorer   = (*DB)(nil)
-	_ crawlkit.ContentStorer = (*DB)(nil)
+	_ crawlkit.State           = (*DB)(nil)
+	_ crawlkit.QueueStorer     = (*DB)(nil)
+	_ crawlkit.ContentStorer   = (*DB)(nil)
+	_ crawlkit.ContactRecorder = (*DB)(nil)
 )
+
+// Contacting implements crawlkit.ContactRecorder: one positional write of
+// worker w's slot in the contacts file, which survives a kill like the
+// commit log.
+func (d *DB) Contacting(w int, key string, until time.Time) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.closeMu.RUnlock()
+	return d.contacts.record(w, key, until)
+}
+
+// Contacts implements crawlkit.ContactRecorder: the slots the last run
+// left, as Open found them.
+func (d *DB) Contacts() ([]crawlkit.Contact, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.closeMu.RUnlock()
+	return slices.Clone(d.contacts.last), nil
+}
 
 // Open opens the crawl state in dir, creating it if needed, and replays
 // the commits a killed process left in its log. o may be nil. Open fails
@@ -196,6 +221,9 @@ func (d *DB) open() error {
 		return fmt.Errorf("crawldb: %w", err)
 	case len(v) != 1 || v[0] != formatVersion:
 		return fmt.Errorf("%w: %s", ErrVersion, d.dir)
+	}
+	if d.contacts, err = openContacts(filepath.Join(d.dir, "contacts")); err != nil {
+		return fmt.Errorf("crawldb: %w", err)
 	}
 	if d.seen, err = pebbleseen.New(db, prefixSeen, &pebbleseen.Options{CacheEntries: d.o.SeenCacheEntries}); err != nil {
 		return err
@@ -465,7 +493,7 @@ func (d *DB) apply(seq uint64, t *crawlkit.Txn) error {
 			}
 			r.Admitted += delta.Admitted
 			if !delta.Next.IsZero() {
-				r.Next = delta.Next
+				r.Next, r.Gap = delta.Next, delta.Gap
 			}
 			recs[delta.Key] = r
 		}
@@ -648,6 +676,10 @@ func (d *DB) Close() error {
 // release closes what open opened.
 func (d *DB) release() error {
 	var err error
+	if d.contacts != nil {
+		err = errors.Join(err, d.contacts.close())
+		d.contacts = nil
+	}
 	if d.seen != nil {
 		err = errors.Join(err, d.seen.Close())
 	}

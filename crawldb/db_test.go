@@ -3,6 +3,7 @@ package crawldb_test
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/crawldb"
@@ -39,4 +40,44 @@ func TestConformance(t *testing.T) {
 			return open(t, dir)
 		},
 	})
+}
+
+// TestContacts: the contact slots written by one DB are what the next
+// one reports, slot by slot, the latest per worker.
+func TestContacts(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	if cs, err := db.Contacts(); err != nil || len(cs) != 0 {
+		t.Fatalf("a new DB reports contacts %v, %v", cs, err)
+	}
+	until := time.Unix(1e9, 5)
+	for w, k := range []string{"h:a.test", "h:b.test", "h:c.test"} {
+		if err := db.Contacting(w, k, until.Add(time.Duration(w)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Contacting(1, "h:d.test", until); err != nil { // overwrites worker 1's
+		t.Fatal(err)
+	}
+	if err := db.Contacting(-1, "h:x.test", until); err == nil {
+		t.Error("a negative worker was accepted")
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = open(t, dir)
+	defer db.Close()
+	cs, err := db.Contacts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []crawlkit.Contact{{Key: "h:a.test", Until: until}, {Key: "h:d.test", Until: until}, {Key: "h:c.test", Until: until.Add(2 * time.Second)}}
+	if len(cs) != len(want) {
+		t.Fatalf("contacts %v, want %v", cs, want)
+	}
+	for i := range want {
+		if cs[i].Key != want[i].Key || !cs[i].Until.Equal(want[i].Until) {
+			t.Errorf("contact %d = %v, want %v", i, cs[i], want[i])
+		}
+	}
 }

@@ -156,13 +156,13 @@ func testKeys(t *testing.T, h Harness) {
 	s := open(t, h)
 	t1, t2 := epoch.Add(time.Second), epoch.Add(time.Minute)
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 3}, {Key: "d:a.test", Admitted: 3}, {Key: "h:a.test", Admitted: 2, Next: t1}}})
-	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Next: t2}, {Key: "d:a.test", Admitted: 1}}})
+	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Next: t2, Gap: 3 * time.Second}, {Key: "d:a.test", Admitted: 1}}})
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 1}}}) // a zero Next keeps the stored one
 	q := &crawlkit.Lookup{Keys: []string{"h:a.test", "d:a.test", "h:b.test"}}
 	lookup(t, s, q)
-	want := []crawlkit.KeyRecord{{Admitted: 6, Next: t2}, {Admitted: 4}, {}}
+	want := []crawlkit.KeyRecord{{Admitted: 6, Next: t2, Gap: 3 * time.Second}, {Admitted: 4}, {}}
 	for i := range want {
-		if got := q.Records[i]; got.Admitted != want[i].Admitted || !got.Next.Equal(want[i].Next) {
+		if got := q.Records[i]; got.Admitted != want[i].Admitted || !got.Next.Equal(want[i].Next) || got.Gap != want[i].Gap {
 			t.Errorf("record %s = %+v, want %+v", q.Keys[i], got, want[i])
 		}
 	}
@@ -252,7 +252,7 @@ func testRestart(t *testing.T, h Harness) {
 	next := epoch.Add(time.Hour)
 	commit(t, s, crawlkit.Txn{
 		Add:      []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}}, {URL: frontier.URL{URL: "http://a.test/done"}}},
-		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next}},
+		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second}},
 		Progress: []byte("saved"),
 	})
 	commit(t, s, crawlkit.Txn{Done: []string{"http://a.test/done"}, Put: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}, Retries: 1}}})
@@ -264,7 +264,7 @@ func testRestart(t *testing.T, h Harness) {
 	}
 	q := &crawlkit.Lookup{URLs: fps("http://a.test/", "http://a.test/done", "http://b.test/"), Keys: []string{"h:a.test"}}
 	lookup(t, s, q)
-	if !slices.Equal(q.Seen, []bool{true, true, false}) || q.Records[0].Admitted != 2 || !q.Records[0].Next.Equal(next) {
+	if !slices.Equal(q.Seen, []bool{true, true, false}) || q.Records[0].Admitted != 2 || !q.Records[0].Next.Equal(next) || q.Records[0].Gap != time.Second {
 		t.Errorf("after a restart: seen %v, record %+v", q.Seen, q.Records[0])
 	}
 }
