@@ -539,3 +539,31 @@ func (s IndexSink) Write(_ context.Context, p *Page) error {
 
 // Close implements Sink; the shard stays usable.
 func (s IndexSink) Close() error { return nil }
+
+// IndexDirSink adds every page's title and text to a durable, segmented
+// index (index.Dir), except pages that say noindex. It is a DurableSink:
+// each Add is in the index's log before Write returns, and a resumed
+// crawl rewinds the index to its last committed page. Safe for concurrent
+// use (the Dir is). Close leaves the Dir open: its owner closes it.
+type IndexDirSink struct {
+	Dir *index.Dir
+}
+
+// Write implements Sink.
+func (s *IndexDirSink) Write(_ context.Context, p *Page) error {
+	if p.Document == nil || p.Document.NoIndex {
+		return nil
+	}
+	return s.Dir.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
+}
+
+// Position implements DurableSink (index.Dir.Position).
+func (s *IndexDirSink) Position() ([]byte, error) { return s.Dir.Position() }
+
+// Rewind implements DurableSink (index.Dir.Rewind).
+func (s *IndexDirSink) Rewind(pos []byte) error { return s.Dir.Rewind(pos) }
+
+// Close implements Sink; the Dir stays open.
+func (s *IndexDirSink) Close() error { return nil }
+
+var _ DurableSink = (*IndexDirSink)(nil)
