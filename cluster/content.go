@@ -17,8 +17,8 @@ import (
 // (LookupBatch fingerprints or LookupDelay, whichever first) into one
 // request whose answer is a bitmap of the seen ones plus their first
 // URLs. It implements dedup.ContentSeen for crawlkit.Config.ContentSeen,
-// and dedup.Durable for the node's partition, which a crawler with a
-// CheckpointDir logs there and replays when the node restarts.
+// and dedup.Durable for the node's partition, which a node with
+// Options.ContentLog keeps in that file.
 // Only exact duplicates are found: MinHash near-duplicates cannot be
 // partitioned by value. A fingerprint owned by this node costs a map
 // lookup; another node's costs up to LookupDelay plus a round trip,

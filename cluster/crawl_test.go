@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/crawldb"
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
@@ -136,7 +139,7 @@ func newTestCluster(t testing.TB, web *fetchtest.Web, n int, opts func(name stri
 }
 
 // start starts (or restarts) node name and its crawler; dir, if set, is
-// the crawler's checkpoint directory.
+// the directory of its crawl state (crawldb) and content log.
 func (tc *testCluster) start(name, dir string) {
 	t := tc.t
 	o := tc.opts(name)
@@ -152,13 +155,21 @@ func (tc *testCluster) start(name, dir string) {
 	}
 	tc.mu.Unlock()
 	o.Index = shard
+	if dir != "" {
+		o.ContentLog = filepath.Join(dir, "content.log")
+	}
 	nd, err := NewNode(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := crawlConfig(tc.web, "crawlkit-"+name)
-	cfg.CheckpointDir = dir
-	cfg.CheckpointInterval = 200 * time.Millisecond
+	var state *crawldb.DB
+	if dir != "" {
+		if state, err = crawldb.Open(filepath.Join(dir, "state"), nil); err != nil {
+			t.Fatal(err)
+		}
+		cfg.State = state
+	}
 	if tc.config != nil {
 		tc.config(&cfg)
 	}
@@ -181,6 +192,9 @@ func (tc *testCluster) start(name, dir string) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Run(ctx)
+		if state != nil {
+			err = errors.Join(err, state.Close())
+		}
 		done <- err
 	}()
 	tc.mu.Lock()

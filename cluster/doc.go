@@ -26,7 +26,9 @@
 // crawlkit.Crawler.Add returned (the URLs are in the frontier and its
 // journal, or were duplicates), so a node that dies loses nothing: what
 // it had not acknowledged is delivered to it again when it restarts, and
-// with crawlkit.Config.CheckpointDir its frontier comes back too.
+// with a durable crawlkit.Config.State (package crawldb) and
+// Options.ContentLog its frontier and its content partition come back
+// too.
 //
 // # Quiescence
 //
@@ -90,7 +92,10 @@
 //	})
 //	if err != nil { ... }
 //	defer node.Close()
-//	cfg := crawlkit.Config{Seeds: seeds, CheckpointDir: "n0.state"}
+//	state, err := crawldb.Open("n0/state", nil)
+//	if err != nil { ... }
+//	defer state.Close()
+//	cfg := crawlkit.Config{Seeds: seeds, State: state}
 //	node.Configure(&cfg) // cfg.Splitter, cfg.ContentSeen
 //	c, err := crawlkit.New(cfg)
 //	if err != nil { ... }

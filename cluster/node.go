@@ -78,6 +78,14 @@ type Options struct {
 	// Index, if set, is this node's index shard, served to Searchers.
 	Index index.Searcher
 
+	// ContentLog, if set, is a file that keeps this node's partition of
+	// the content fingerprints (dedup.Durable): NewNode replays it and
+	// every fingerprint recorded later is appended with one write, so a
+	// node restarted on it, after a stop or a kill, still knows the
+	// content the cluster fetched. Default "": the partition lives in
+	// memory only.
+	ContentLog string
+
 	// Logger receives errors. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -98,6 +106,7 @@ type Node struct {
 	tmp      string
 	splitter *Splitter
 	content  *Content
+	clog     *os.File // Options.ContentLog, open
 	log      *slog.Logger
 
 	mu       sync.Mutex
@@ -168,6 +177,12 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 	n.meter = &Meter{T: n.raw}
 	n.splitter = newSplitter(ring, opts.Name, n.meter, opts.BatchSize, opts.BatchDelay, opts.Logger)
 	n.content = newContent(ring, opts.Name, n.meter, opts.LookupBatch, opts.LookupDelay, opts.RequestTimeout, opts.Logger)
+	if opts.ContentLog != "" {
+		if err := n.openContentLog(opts.ContentLog); err != nil {
+			n.shutdown(false)
+			return nil, err
+		}
+	}
 	c, err := n.raw.Serve("content."+opts.Name, n.content.serve)
 	if err != nil {
 		n.shutdown(false)
@@ -183,6 +198,30 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 		n.closers = append(n.closers, c)
 	}
 	return n, nil
+}
+
+// openContentLog replays the content log at path into the node's
+// partition and has the partition append its changes to it. A torn last
+// record (a kill in mid-write) is cut off.
+func (n *Node) openContentLog(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return &Error{Op: "new node", Subject: path, Err: err}
+	}
+	end, err := n.content.Replay(f)
+	if err == nil {
+		err = f.Truncate(end)
+	}
+	if err == nil {
+		_, err = f.Seek(end, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return &Error{Op: "new node", Subject: path, Err: err}
+	}
+	n.content.LogTo(f)
+	n.clog = f
+	return nil
 }
 
 func (n *Node) connect(ctx context.Context) error {
@@ -538,6 +577,10 @@ func (n *Node) shutdown(farewell bool) error {
 	}
 	if n.content != nil {
 		n.content.close()
+		if n.clog != nil {
+			n.content.LogTo(nil)
+			errs = append(errs, n.clog.Close())
+		}
 	}
 	if farewell && n.started {
 		if final := n.sayFarewell(); final.Busy == 0 {
