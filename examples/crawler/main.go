@@ -10,9 +10,22 @@
 //	go run ./examples/crawler -seeds https://example.com/ -out crawl -max-pages 1000
 //
 // The output directory receives WARC files (warc/), the link log
-// (links.tsv), page records (pages.jsonl), the compressed web graph
-// (graph/), the index (index.bin) and the crawl's journal (checkpoint/),
-// from which -resume continues a crawl that was stopped or killed.
+// (links.tsv), page records (pages.jsonl), the index (index/), the crawl's
+// state (state/), its settings (settings.json) and, at the end, the
+// compressed web graph (graph/). Every page is committed to the state
+// together with its records in those files, so a crawl stopped or killed
+// at any instant continues with
+//
+//	crawler -out crawl -resume
+//
+// which reads the settings back (flags given with it override them: a
+// larger -max-pages, say). -max-pages and -duration count the whole
+// crawl, across resumes. Only one process at a time may use an output
+// directory, and a new crawl refuses one that already holds output.
+//
+// Ctrl-C (or SIGTERM) stops the crawl cleanly: the pages in flight are
+// finished and committed, and the command says how to continue; a second
+// Ctrl-C exits at once, which loses nothing either.
 //
 // A distributed crawl (IIR Figure 20.2) runs one process per node, each
 // owning a share of the hosts; one of them may embed the NATS server:
@@ -24,8 +37,10 @@
 // one embedding the server then waits (up to a minute) for the others to
 // disconnect before it exits, since they need the server to end too.
 //
-// Exit status: 0 when the crawl ran, 1 when it failed (nothing could be
-// fetched, the output could not be written), 2 for bad flags.
+// Exit status: 0 when the crawl ran (to its end, to a limit, or to a
+// clean stop on a signal), 1 when it failed (nothing could be fetched, the
+// output could not be written, the output directory is in use), 2 for bad
+// flags, 130 when a second signal cut the stop short.
 package main
 
 import (
@@ -42,7 +57,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -50,44 +65,80 @@ import (
 	"github.com/crawlkit/crawlkit/cluster"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/index"
-	"github.com/crawlkit/crawlkit/warc"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, stop := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		stopping.Store(true)
+		fmt.Fprintln(os.Stderr, "\ncrawler: stopping: finishing the pages in flight (press Ctrl-C again to quit at once; nothing is lost either way)")
+		stop()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "crawler: quit at once; the crawl continues with -resume")
+		os.Exit(130)
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// options are the parsed flags.
+// stopping is set when a signal asked the crawl to stop.
+var stopping atomic.Bool
+
+// dur is a time.Duration that reads and writes itself as "1m30s", in
+// flags and in settings.json.
+type dur time.Duration
+
+func (d *dur) String() string { return time.Duration(*d).String() }
+
+func (d *dur) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = dur(v)
+	return nil
+}
+
+func (d dur) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *dur) UnmarshalText(b []byte) error { return d.Set(string(b)) }
+
+// options are the parsed flags, and the settings saved in -out.
 type options struct {
-	seeds        string
-	seedsFile    string
-	demo         bool
-	demoHosts    int
-	demoPages    int
-	maxPages     int64
-	maxDepth     int
-	duration     time.Duration
-	workers      int
-	minDelay     time.Duration
-	delayFactor  float64
-	maxDelay     time.Duration
-	agent        string
-	userAgent    string
-	out          string
-	resume       bool
-	continuous   bool
-	dnsServer    string
-	allowPrivate bool
-	status       string
-	perHost      int
-	quiet        bool
-	natsURL      string
-	natsEmbed    string
-	node         string
-	nodes        string
-	deadAfter    time.Duration
+	Seeds          string  `json:"seeds,omitempty"`
+	SeedsFile      string  `json:"seeds_file,omitempty"`
+	Demo           bool    `json:"demo,omitempty"`
+	DemoHosts      int     `json:"demo_hosts,omitempty"`
+	DemoPages      int     `json:"demo_pages,omitempty"`
+	DemoWeb        string  `json:"demo_web,omitempty"` // the demo web's address, kept for -resume
+	MaxPages       int64   `json:"max_pages"`
+	MaxDepth       int     `json:"max_depth"`
+	Duration       dur     `json:"duration"`
+	Workers        int     `json:"workers"`
+	MinDelay       dur     `json:"min_delay"`
+	DelayFactor    float64 `json:"delay_factor"`
+	MaxDelay       dur     `json:"max_delay"`
+	Agent          string  `json:"agent"`
+	UserAgent      string  `json:"user_agent,omitempty"`
+	Continuous     bool    `json:"continuous,omitempty"`
+	DNSServer      string  `json:"dns,omitempty"`
+	AllowPrivate   bool    `json:"allow_private,omitempty"`
+	PerHost        int     `json:"max_per_host"`
+	PerDomain      int     `json:"max_per_domain"`
+	HostsPerDomain int     `json:"max_hosts_per_domain"`
+	NATSURL        string  `json:"nats,omitempty"`
+	NATSEmbed      string  `json:"nats_embed,omitempty"`
+	Node           string  `json:"node,omitempty"`
+	Nodes          string  `json:"nodes,omitempty"`
+	DeadAfter      dur     `json:"dead_after,omitempty"`
+
+	// Not saved: they are about this process, not the crawl.
+	out    string
+	resume bool
+	status string
+	quiet  bool
 }
 
 // usageError is a problem with the command line: exit status 2.
@@ -95,85 +146,128 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
+// flagSet binds the flags to o.
+func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("crawler", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.seeds, "seeds", "", "seed URLs, comma-separated")
-	fs.StringVar(&o.seedsFile, "seeds-file", "", "file of seed URLs, one per line (# starts a comment)")
-	fs.BoolVar(&o.demo, "demo", false, "crawl a simulated web served in-process on 127.0.0.1 (no network)")
-	fs.IntVar(&o.demoHosts, "demo-hosts", 800, "with -demo: number of simulated hosts")
-	fs.IntVar(&o.demoPages, "demo-pages", 40, "with -demo: mean pages per simulated host")
-	fs.Int64Var(&o.maxPages, "max-pages", 0, "stop after this many pages (0: no limit)")
-	fs.IntVar(&o.maxDepth, "max-depth", 0, "follow links at most this many hops from a seed (0: no limit)")
-	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit; -demo: 50s)")
-	fs.IntVar(&o.workers, "workers", 64, "number of fetching goroutines")
-	fs.DurationVar(&o.minDelay, "min-delay", 0, "least gap between two requests to a host")
-	fs.Float64Var(&o.delayFactor, "delay-factor", 10, "k: wait k × the last fetch time before contacting a host again")
-	fs.DurationVar(&o.maxDelay, "max-delay", time.Minute, "cap on the gap between two requests to a host")
-	fs.StringVar(&o.agent, "agent", "crawlkit", "product token matched against robots.txt user-agent lines")
-	fs.StringVar(&o.userAgent, "user-agent", "", "User-Agent header (default: crawlkit's, with a contact URL)")
-	fs.StringVar(&o.out, "out", "", "output directory: WARC files, link graph, index, checkpoint")
-	fs.BoolVar(&o.resume, "resume", false, "continue the crawl journaled in -out")
-	fs.BoolVar(&o.continuous, "continuous", false, "keep re-fetching pages at their estimated change rate")
-	fs.StringVar(&o.dnsServer, "dns", "", "use this nameserver (HOST:PORT) instead of /etc/resolv.conf's")
-	fs.BoolVar(&o.allowPrivate, "allow-private", false, "permit loopback and private addresses (refused by default)")
+	fs.StringVar(&o.Seeds, "seeds", o.Seeds, "seed URLs, comma-separated")
+	fs.StringVar(&o.SeedsFile, "seeds-file", o.SeedsFile, "file of seed URLs, one per line (# starts a comment)")
+	fs.BoolVar(&o.Demo, "demo", o.Demo, "crawl a simulated web served in-process on 127.0.0.1 (no network)")
+	fs.IntVar(&o.DemoHosts, "demo-hosts", o.DemoHosts, "with -demo: number of simulated hosts")
+	fs.IntVar(&o.DemoPages, "demo-pages", o.DemoPages, "with -demo: mean pages per simulated host")
+	fs.Int64Var(&o.MaxPages, "max-pages", o.MaxPages, "stop after this many pages in all, across resumes (0: no limit)")
+	fs.IntVar(&o.MaxDepth, "max-depth", o.MaxDepth, "follow links at most this many hops from a seed (0: no limit)")
+	fs.Var(&o.Duration, "duration", "stop after this long in all, across resumes (0: no limit; -demo: 50s)")
+	fs.IntVar(&o.Workers, "workers", o.Workers, "number of fetching goroutines")
+	fs.Var(&o.MinDelay, "min-delay", "least gap between two requests to a host")
+	fs.Float64Var(&o.DelayFactor, "delay-factor", o.DelayFactor, "k: wait k × the last fetch time before contacting a host again")
+	fs.Var(&o.MaxDelay, "max-delay", "cap on the gap between two requests to a host (Retry-After and Crawl-delay included)")
+	fs.StringVar(&o.Agent, "agent", o.Agent, "product token matched against robots.txt user-agent lines (letters, '-', '_')")
+	fs.StringVar(&o.UserAgent, "user-agent", o.UserAgent, "User-Agent header (default: crawlkit's, with a contact URL)")
+	fs.StringVar(&o.out, "out", "", "output directory: WARC files, link log, page records, index, graph, the crawl's state")
+	fs.BoolVar(&o.resume, "resume", false, "continue the crawl in -out with its saved settings (flags given override them)")
+	fs.BoolVar(&o.Continuous, "continuous", o.Continuous, "keep re-fetching pages at their estimated change rate")
+	fs.StringVar(&o.DNSServer, "dns", o.DNSServer, "use this nameserver (IP:PORT) instead of /etc/resolv.conf's")
+	fs.BoolVar(&o.AllowPrivate, "allow-private", o.AllowPrivate, "permit loopback and private addresses (refused by default)")
 	fs.StringVar(&o.status, "status", "", "serve a live status page and /metrics on this address (e.g. 127.0.0.1:8081)")
-	fs.IntVar(&o.perHost, "max-per-host", 10000, "queue at most this many URLs per host (bounds spider traps)")
+	fs.IntVar(&o.PerHost, "max-per-host", o.PerHost, "admit at most this many URLs per host (bounds spider traps; -1: no limit)")
+	fs.IntVar(&o.PerDomain, "max-per-domain", o.PerDomain, "admit at most this many URLs per registrable domain (-1: no limit)")
+	fs.IntVar(&o.HostsPerDomain, "max-hosts-per-domain", o.HostsPerDomain, "admit URLs of at most this many hosts per registrable domain (bounds subdomain explosions; -1: no limit)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
-	fs.StringVar(&o.natsURL, "nats", "", "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
-	fs.StringVar(&o.natsEmbed, "nats-embed", "", "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
-	fs.StringVar(&o.node, "node", "", "this process's node name in a distributed crawl")
-	fs.StringVar(&o.nodes, "nodes", "", "all node names of a distributed crawl, comma-separated (the same list on every node)")
-	fs.DurationVar(&o.deadAfter, "dead-after", 0, "in a distributed crawl, stop waiting for a node away this long (0: wait for it forever)")
+	fs.StringVar(&o.NATSURL, "nats", o.NATSURL, "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
+	fs.StringVar(&o.NATSEmbed, "nats-embed", o.NATSEmbed, "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
+	fs.StringVar(&o.Node, "node", o.Node, "this process's node name in a distributed crawl")
+	fs.StringVar(&o.Nodes, "nodes", o.Nodes, "all node names of a distributed crawl, comma-separated (the same list on every node)")
+	fs.Var(&o.DeadAfter, "dead-after", "in a distributed crawl, stop waiting for a node away this long (0: wait for it forever)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags]\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags] | -out DIR -resume [flags]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	return fs
+}
+
+// defaults returns the options of a crawl no flag changed.
+func defaults() options {
+	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
+		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000}
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := defaults()
+	if err := flagSet(&o, stderr).Parse(args); err != nil {
 		return nil, err
 	}
+	if o.resume && o.out != "" {
+		// The saved settings first, then the flags given now on top.
+		saved, err := loadSettings(o.out)
+		if err != nil {
+			return nil, err
+		}
+		saved.out, saved.resume, saved.status, saved.quiet = o.out, true, o.status, o.quiet
+		fs := flagSet(saved, stderr)
+		fs.SetOutput(io.Discard)
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		o = *saved
+	}
+	fs := flagSet(&options{}, io.Discard)
+	_ = fs.Parse(args)
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageError{fmt.Sprintf("unexpected argument %q: seeds go in -seeds", fs.Arg(0))}
-	case o.demo && (o.seeds != "" || o.seedsFile != ""):
+	case o.Demo && (o.Seeds != "" || o.SeedsFile != ""):
 		return nil, usageError{"-demo crawls its own simulated web: drop -seeds/-seeds-file"}
-	case !o.demo && o.seeds == "" && o.seedsFile == "" && !o.resume:
+	case !o.Demo && o.Seeds == "" && o.SeedsFile == "" && !o.resume:
 		return nil, usageError{"nothing to crawl: give -seeds, -seeds-file, -resume or -demo"}
 	case o.resume && o.out == "":
 		return nil, usageError{"-resume needs the -out directory of the crawl to continue"}
-	case o.workers < 1:
+	case o.Workers < 1:
 		return nil, usageError{"-workers must be at least 1"}
-	case o.maxPages < 0 || o.maxDepth < 0 || o.duration < 0 || o.minDelay < 0 || o.maxDelay < 0 || o.delayFactor < 0:
+	case o.MaxPages < 0 || o.MaxDepth < 0 || o.Duration < 0 || o.MinDelay < 0 || o.MaxDelay < 0 || o.DelayFactor < 0 || o.DeadAfter < 0:
 		return nil, usageError{"limits and delays cannot be negative"}
-	case o.demo && (o.demoHosts < 1 || o.demoPages < 1):
+	case o.PerHost < -1 || o.PerHost == 0 || o.PerDomain < -1 || o.PerDomain == 0 || o.HostsPerDomain < -1 || o.HostsPerDomain == 0:
+		return nil, usageError{"-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1 for no limit"}
+	case o.Demo && (o.DemoHosts < 1 || o.DemoPages < 1):
 		return nil, usageError{"-demo-hosts and -demo-pages must be at least 1"}
-	case (o.natsURL != "" || o.natsEmbed != "") && (o.node == "" || o.nodes == ""):
+	case !validAgent(o.Agent):
+		return nil, usageError{fmt.Sprintf("-agent %q is not a robots.txt product token: use letters, '-' and '_' (RFC 9309 §2.2.1)", o.Agent)}
+	case (o.NATSURL != "" || o.NATSEmbed != "") && (o.Node == "" || o.Nodes == ""):
 		return nil, usageError{"a distributed crawl (-nats or -nats-embed) needs -node NAME and -nodes NAME,NAME,..."}
-	case (o.node != "" || o.nodes != "") && o.natsURL == "" && o.natsEmbed == "":
+	case (o.Node != "" || o.Nodes != "") && o.NATSURL == "" && o.NATSEmbed == "":
 		return nil, usageError{"-node and -nodes need -nats URL or -nats-embed ADDR"}
-	case o.node != "" && !slices.Contains(strings.Split(o.nodes, ","), o.node):
-		return nil, usageError{fmt.Sprintf("-node %q is not in -nodes %q", o.node, o.nodes)}
+	case o.Node != "" && !slices.Contains(strings.Split(o.Nodes, ","), o.Node):
+		return nil, usageError{fmt.Sprintf("-node %q is not in -nodes %q", o.Node, o.Nodes)}
 	}
-	if o.dnsServer != "" {
-		if _, err := netip.ParseAddrPort(o.dnsServer); err != nil {
-			return nil, usageError{fmt.Sprintf("-dns %q: want IP:PORT, e.g. 127.0.0.1:5353", o.dnsServer)}
+	if o.DNSServer != "" {
+		if _, err := netip.ParseAddrPort(o.DNSServer); err != nil {
+			return nil, usageError{fmt.Sprintf("-dns %q: want IP:PORT, e.g. 127.0.0.1:5353", o.DNSServer)}
 		}
 	}
-	return o, nil
+	return &o, nil
+}
+
+// validAgent reports whether a is a robots.txt product token.
+func validAgent(a string) bool {
+	for i := 0; i < len(a); i++ {
+		if c := a[i] | 0x20; (c < 'a' || c > 'z') && a[i] != '-' && a[i] != '_' {
+			return false
+		}
+	}
+	return a != ""
 }
 
 // seedList gathers -seeds and -seeds-file, checking each is an absolute
 // http(s) URL.
 func seedList(o *options) ([]string, error) {
 	var raw []string
-	for _, s := range strings.Split(o.seeds, ",") {
+	for _, s := range strings.Split(o.Seeds, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			raw = append(raw, s)
 		}
 	}
-	if o.seedsFile != "" {
-		b, err := os.ReadFile(o.seedsFile)
+	if o.SeedsFile != "" {
+		b, err := os.ReadFile(o.SeedsFile)
 		if err != nil {
 			return nil, usageError{fmt.Sprintf("-seeds-file: %v", err)}
 		}
@@ -198,14 +292,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		if _, ok := err.(usageError); ok {
+		var ue usageError
+		if errors.As(err, &ue) {
 			fmt.Fprintln(stderr, "crawler:", err)
 		}
 		return 2
 	}
 	if err := crawl(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "crawler:", err)
-		if _, ok := err.(usageError); ok {
+		var ue usageError
+		if errors.As(err, &ue) {
 			return 2
 		}
 		return 1
@@ -221,27 +317,39 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := crawlkit.Config{
-		Seeds:           seeds,
-		Workers:         o.workers,
-		Agent:           o.agent,
-		UserAgent:       o.userAgent,
-		AllowPrivate:    o.allowPrivate,
-		MaxPages:        o.maxPages,
-		MaxDepth:        o.maxDepth,
-		MaxDuration:     o.duration,
-		MaxPagesPerHost: o.perHost,
-		MinDelay:        o.minDelay,
-		DelayFactor:     o.delayFactor,
-		MaxDelay:        o.maxDelay,
-		Continuous:      o.continuous,
-		Logger:          logger,
+		Seeds:             seeds,
+		Workers:           o.Workers,
+		Agent:             o.Agent,
+		UserAgent:         o.UserAgent,
+		AllowPrivate:      o.AllowPrivate,
+		MaxPages:          o.MaxPages,
+		MaxDepth:          o.MaxDepth,
+		MaxDuration:       time.Duration(o.Duration),
+		MaxPagesPerHost:   o.PerHost,
+		MaxPagesPerDomain: o.PerDomain,
+		MaxHostsPerDomain: o.HostsPerDomain,
+		MinDelay:          time.Duration(o.MinDelay),
+		DelayFactor:       o.DelayFactor,
+		MaxDelay:          time.Duration(o.MaxDelay),
+		Continuous:        o.Continuous,
+		Logger:            logger,
 	}
-	if o.delayFactor == 0 {
+	if o.DelayFactor == 0 {
 		cfg.DelayFactor = -1 // the flag's 0 means no gap; Config's 0 means the default
 	}
 
+	// The output directory first: it is locked before anything is
+	// fetched, and it decides the demo web's address on a resume.
+	out, err := openOutput(o)
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		defer out.Close()
+	}
+
 	var demo *demoWeb
-	if o.demo {
+	if o.Demo {
 		demo, err = startDemo(o)
 		if err != nil {
 			return err
@@ -249,20 +357,26 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		defer demo.Close()
 		cfg.Seeds = demo.web.Seeds()
 		cfg.AllowPrivate = true
-		if o.perHost == 10000 {
+		if o.PerHost == defaults().PerHost {
 			// The default budget is for the real web; here no real host
 			// has more than demoMaxPages, so a trap stops at twice that.
 			cfg.MaxPagesPerHost = 2 * demoMaxPages(o)
 		}
-		if o.duration == 0 {
+		if o.Duration == 0 {
 			cfg.MaxDuration = 50 * time.Second
 		}
 		fmt.Fprintf(stdout, "demo: simulated web of %d hosts and %d pages on %s, DNS on %s\n",
 			len(demo.web.Hosts()), len(demo.web.Pages()), demo.web.Addr(), demo.dns.Addr())
-		o.dnsServer = demo.dns.Addr()
+		o.DNSServer = demo.dns.Addr()
+		o.DemoWeb = demo.web.Addr()
 	}
-	if o.dnsServer != "" {
-		r, err := dns.New(&dns.Options{Nameservers: []string{o.dnsServer}, Timeout: 500 * time.Millisecond, Attempts: 3})
+	if out != nil {
+		if err := out.saveSettings(o); err != nil {
+			return err
+		}
+	}
+	if o.DNSServer != "" {
+		r, err := dns.New(&dns.Options{Nameservers: []string{o.DNSServer}, Timeout: 500 * time.Millisecond, Attempts: 3})
 		if err != nil {
 			return err
 		}
@@ -270,35 +384,31 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		cfg.Resolver = r
 	}
 
-	out, err := openOutput(o, &cfg)
-	if err != nil {
-		return err
-	}
-	if out != nil {
-		defer out.Close()
-	}
-	shard := index.NewShard(index.ShardOptions{})
-	if out != nil && o.resume {
-		if err := out.loadIndex(shard); err != nil {
-			return err
-		}
-	}
+	var searcher index.Searcher
+	var graphDir string
 	titles := &titleSink{m: map[string]string{}}
-	cfg.Sinks = append(cfg.Sinks, crawlkit.IndexSink{Shard: shard}, titles)
-	workDir := ""
-	if out == nil {
-		// Without -out the link graph is still built, in a temporary
-		// directory, for the summary.
-		if workDir, err = os.MkdirTemp("", "crawlkit-"); err != nil {
+	if out != nil {
+		if err := out.configure(&cfg); err != nil {
 			return err
 		}
-		defer os.RemoveAll(workDir)
-		lf, err := os.Create(filepath.Join(workDir, "links.tsv"))
+		searcher, graphDir = out.index, out.dir
+	} else {
+		// Without -out the link graph and the index are still built, in
+		// a temporary directory, for the summary.
+		if graphDir, err = os.MkdirTemp("", "crawlkit-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(graphDir)
+		lf, err := os.Create(filepath.Join(graphDir, "links.tsv"))
 		if err != nil {
 			return err
 		}
-		cfg.Sinks = append(cfg.Sinks, crawlkit.NewLinkLog(lf))
+		defer lf.Close()
+		shard := index.NewShard(index.ShardOptions{})
+		cfg.Sinks = append(cfg.Sinks, crawlkit.NewLinkLog(lf), crawlkit.IndexSink{Shard: shard})
+		searcher = shard
 	}
+	cfg.Sinks = append(cfg.Sinks, titles)
 
 	progress := newProgress(stderr, o.quiet)
 	var status *statusServer
@@ -319,17 +429,17 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 
 	var node *cluster.Node
-	if o.node != "" {
+	if o.Node != "" {
 		node, err = cluster.NewNode(ctx, cluster.Options{
-			Name: o.node, Nodes: strings.Split(o.nodes, ","),
-			NATSURL: o.natsURL, EmbedAddr: o.natsEmbed, Index: shard, DeadAfter: o.deadAfter,
+			Name: o.Node, Nodes: strings.Split(o.Nodes, ","),
+			NATSURL: o.NATSURL, EmbedAddr: o.NATSEmbed, Index: searcher, DeadAfter: time.Duration(o.DeadAfter),
 		})
 		if err != nil {
 			return fmt.Errorf("joining the cluster: %w", err)
 		}
 		defer node.Close()
 		node.Configure(&cfg)
-		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.node, o.nodes, node.ClientURL())
+		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.Node, o.Nodes, node.ClientURL())
 	}
 
 	c, err := crawlkit.New(cfg)
@@ -358,132 +468,34 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s", stats.Summary())
+	if stopping.Load() || ctx.Err() != nil {
+		// A stop asked for by a signal: the pages in flight were
+		// committed; the graph is built when the crawl ends.
+		if out != nil {
+			fmt.Fprintf(stdout, "\nstopped; every page so far is saved. Continue with:\n  crawler -out %s -resume\n", o.out)
+		} else {
+			fmt.Fprintln(stdout, "\nstopped (without -out, nothing was kept to resume from)")
+		}
+		return nil
+	}
 	if stats.Pages() == 0 && node == nil {
 		return fmt.Errorf("no page could be fetched (%d fetch errors, %d robots denials): check the seeds, -dns and -allow-private", stats.Outcomes[crawlkit.FetchError], stats.Outcomes[crawlkit.RobotsDenied])
 	}
 
-	linksPath, graphBase := filepath.Join(workDir, "links.tsv"), filepath.Join(workDir, "web")
-	if out != nil {
-		if err := out.finish(shard); err != nil {
-			return err
-		}
-		linksPath, graphBase = out.linksPath, filepath.Join(out.dir, "graph", "web")
-	}
+	linksPath, graphBase := filepath.Join(graphDir, "links.tsv"), filepath.Join(graphDir, "graph", "web")
 	if err := buildGraph(linksPath, graphBase); err != nil {
 		return err
 	}
-	if err := summarize(ctx, stdout, graphBase, shard, titles.m); err != nil {
+	if err := summarize(context.WithoutCancel(ctx), stdout, graphBase, searcher, titles.m); err != nil {
 		return err
 	}
-	if demo != nil {
-		demo.check(stdout, o.agent)
+	if demo != nil && !o.resume {
+		// The simulated web's request log holds this run's requests
+		// only: the check means something for a demo crawled in one.
+		demo.check(stdout, o.Agent)
+	}
+	if out != nil && stats.Frontier.Pending() > 0 {
+		fmt.Fprintf(stdout, "\n%d URLs are still pending (%s); continue with:\n  crawler -out %s -resume\n", stats.Frontier.Pending(), c.StopReason(), o.out)
 	}
 	return nil
 }
-
-// output is the -out directory's files.
-type output struct {
-	dir       string
-	linksPath string
-	warc      *crawlkit.WARCSink
-	linkLog   *crawlkit.LinkLog
-	pages     *crawlkit.JSONLines
-}
-
-func openOutput(o *options, cfg *crawlkit.Config) (*output, error) {
-	if o.out == "" {
-		return nil, nil
-	}
-	ckpt := filepath.Join(o.out, "checkpoint")
-	_, err := os.Stat(filepath.Join(ckpt, "checkpoint.json"))
-	_, jerr := os.Stat(filepath.Join(ckpt, "journal.0"))
-	exists := err == nil || jerr == nil
-	switch {
-	case exists && !o.resume:
-		return nil, usageError{fmt.Sprintf("%s already holds a crawl: pass -resume to continue it, or choose another -out", o.out)}
-	case !exists && o.resume:
-		return nil, usageError{fmt.Sprintf("%s holds no crawl to resume", o.out)}
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create -out directory: %w", err)
-	}
-	probe := filepath.Join(o.out, ".write-test")
-	if err := os.WriteFile(probe, nil, 0o644); err != nil {
-		return nil, fmt.Errorf("-out directory %s is not writable: %w", o.out, err)
-	}
-	os.Remove(probe)
-
-	out := &output{dir: o.out, linksPath: filepath.Join(o.out, "links.tsv")}
-	out.warc, err = crawlkit.NewWARCSink(warc.WriterOptions{Dir: filepath.Join(o.out, "warc"), MaxFileSize: 256 << 20})
-	if err != nil {
-		return nil, err
-	}
-	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	lf, err := os.OpenFile(out.linksPath, flags, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	out.linkLog = crawlkit.NewLinkLog(lf)
-	pf, err := os.OpenFile(filepath.Join(o.out, "pages.jsonl"), flags, 0o644)
-	if err != nil {
-		lf.Close()
-		return nil, err
-	}
-	out.pages = crawlkit.NewJSONLines(pf)
-	cfg.Sinks = append(cfg.Sinks, out.warc, out.linkLog, out.pages)
-	cfg.CheckpointDir = ckpt
-	cfg.CheckpointInterval = 10 * time.Second
-	return out, nil
-}
-
-func (out *output) loadIndex(shard *index.Shard) error {
-	f, err := os.Open(filepath.Join(out.dir, "index.bin"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := shard.ReadFrom(f); err != nil {
-		return fmt.Errorf("index.bin: %w", err)
-	}
-	return nil
-}
-
-// finish writes the index; the sinks were closed by Run.
-func (out *output) finish(shard *index.Shard) error {
-	path := filepath.Join(out.dir, "index.bin")
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := shard.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
-}
-
-// Close does nothing: the sinks are closed by the crawler's Run.
-func (out *output) Close() error { return nil }
-
-// titleSink remembers page titles for the summary's sample query.
-type titleSink struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (t *titleSink) Write(_ context.Context, p *crawlkit.Page) error {
-	if p.Document != nil && p.Document.Title != "" {
-		t.mu.Lock()
-		t.m[p.URL] = p.Document.Title
-		t.mu.Unlock()
-	}
-	return nil
-}
-
-func (t *titleSink) Close() error { return nil }

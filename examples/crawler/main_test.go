@@ -85,13 +85,16 @@ func TestDemo(t *testing.T) {
 	} else if _, err := fmt.Sscanf(report[i:], "ground truth: %d of the %d pages", &found, &expected); err != nil || found != expected || expected == 0 {
 		t.Errorf("found %d of %d reachable pages (%v)", found, expected, err)
 	}
-	for _, f := range []string{"links.tsv", "pages.jsonl", "index.bin", "graph/web.graph", "graph/web-t.graph", "checkpoint/checkpoint.json"} {
+	for _, f := range []string{"links.tsv", "pages.jsonl", "settings.json", "index/MANIFEST", "graph/web.graph", "graph/web-t.graph"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("output %s missing or empty (%v)", f, err)
 		}
 	}
 	if m, _ := filepath.Glob(filepath.Join(out, "warc", "*.warc.gz")); len(m) == 0 {
 		t.Errorf("no WARC file written")
+	}
+	if st, err := os.Stat(filepath.Join(out, "state", "db")); err != nil || !st.IsDir() {
+		t.Errorf("no crawl state in %s/state (%v)", out, err)
 	}
 }
 

@@ -29,8 +29,11 @@ type demoWeb struct {
 func startDemo(o *options) (*demoWeb, error) {
 	web := fetchtest.NewWeb(fetchtest.Config{
 		Seed:      1,
-		Hosts:     o.demoHosts,
-		MeanPages: o.demoPages,
+		Hosts:     o.DemoHosts,
+		MeanPages: o.DemoPages,
+		// A resumed demo serves its web where the last run did: the
+		// pending URLs name that port.
+		Addr: o.DemoWeb,
 		// A cap on the largest host keeps the demo within its minute:
 		// one host's pages are fetched one at a time, k × fetch time apart.
 		MaxPages:      demoMaxPages(o),
@@ -48,7 +51,7 @@ func startDemo(o *options) (*demoWeb, error) {
 }
 
 // demoMaxPages is the page count of the largest demo host.
-func demoMaxPages(o *options) int { return 5 * o.demoPages }
+func demoMaxPages(o *options) int { return 5 * o.DemoPages }
 
 func (d *demoWeb) Close() {
 	d.dns.Close()
@@ -109,7 +112,7 @@ func buildGraph(linksPath, basename string) error {
 
 // summarize prints what the crawl built: the graph's size in bits per
 // link, the most linked pages, and a sample query.
-func summarize(ctx context.Context, w io.Writer, graphBase string, shard *index.Shard, titles map[string]string) error {
+func summarize(ctx context.Context, w io.Writer, graphBase string, searcher index.Searcher, titles map[string]string) error {
 	store, err := webgraph.OpenStore(graphBase)
 	if err != nil {
 		return fmt.Errorf("web graph: %w", err)
@@ -141,7 +144,14 @@ func summarize(ctx context.Context, w io.Writer, graphBase string, shard *index.
 		fmt.Fprintf(w, "  %5d in-links  %s\n", n.in, u)
 	}
 
-	if shard.Len() == 0 {
+	docs, an := 0, (*index.Analyzer)(nil)
+	switch ix := searcher.(type) {
+	case *index.Shard:
+		docs, an = ix.Len(), ix.Analyzer()
+	case *index.Dir:
+		docs, an = int(ix.Info().Docs), ix.Analyzer()
+	}
+	if docs == 0 {
 		return nil
 	}
 	var urls []string
@@ -150,12 +160,12 @@ func summarize(ctx context.Context, w io.Writer, graphBase string, shard *index.
 		urls = append(urls, u)
 	}
 	query := sampleQuery(titles, urls)
-	q := index.ParseQuery(shard.Analyzer(), query, index.And, 3)
-	res, err := shard.Search(ctx, q, nil)
+	q := index.ParseQuery(an, query, index.And, 3)
+	res, err := searcher.Search(ctx, q, nil)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	fmt.Fprintf(w, "index: %d documents; query %q:\n", shard.Len(), query)
+	fmt.Fprintf(w, "index: %d documents; query %q:\n", docs, query)
 	for _, h := range res.Hits {
 		fmt.Fprintf(w, "  %.3f  %s  %q\n", h.Score, h.URL, h.Title)
 	}
