@@ -18,9 +18,11 @@
 // Every URL of the web carries the port: http://h000.sim.test:PORT/. Names
 // resolve through Web.Client or Web.DialContext (any web host → the server;
 // unknown names fail like NXDOMAIN), through a DNS server answering every
-// name under Config.Domain with 127.0.0.1 (see dns/dnstest), or by using the
-// server as an HTTP proxy (absolute-form requests route the same way). A
-// request for an unknown host is answered 421.
+// name under Config.Domain with 127.0.0.1 (see dns/dnstest: AddWildcard for
+// Config.Domain and, with a subdomain trap, AddWildcard and AddAddr for
+// Config.SubdomainTrap), or by using the server as an HTTP proxy
+// (absolute-form requests route the same way). A request for an unknown host
+// is answered 421.
 //
 // Ordinary hosts h000, h001, ... have a Pareto-distributed number of pages
 // (Config.MeanPages): HTML pages with a title, paragraphs of generated prose
@@ -51,6 +53,18 @@
 //	               stalled answers, an oversized header, invalid UTF-8, a
 //	               mislabeled body, a 10 kB link (see HostilePaths); linked
 //	               only with Config.LinkHostile
+//
+// With Config.SubdomainTrap set (say "explode.test"), one more trap lives
+// outside Config.Domain, under a registrable domain of its own, as wildcard
+// DNS makes it possible:
+//
+//	x0.explode.test  subdomain explosion: every name under the domain
+//	               answers; host x<id> (base 36) has pages /, /p/1 and
+//	               /p/2, each linking the other two and 30 new hosts
+//	               x<id*30+1> .. x<id*30+30>; robots.txt 404
+//
+// Per-host budgets do not stop it (each host has three pages); budgets per
+// registrable domain do.
 //
 // Unknown paths answer 404. Text responses are gzip-encoded when the request
 // accepts gzip; pages, robots.txt files and sitemaps carry an ETag, pages

@@ -229,6 +229,9 @@ func (w *Web) buildSpecials() {
 			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))
 		}
 	}
+	if w.cfg.SubdomainTrap != "" {
+		add(subdomainEntry+"."+w.cfg.SubdomainTrap, "/", "community sites")
+	}
 }
 
 // pageLinks returns the links of page j of ordinary host h (HTML pages only).

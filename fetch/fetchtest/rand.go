@@ -24,6 +24,7 @@ const (
 	tagPlacement
 	tagCharset
 	tagBase
+	tagSubdomain
 )
 
 func mix64(z uint64) uint64 {

@@ -352,6 +352,10 @@ var monthNames = []string{"", "January", "February", "March", "April", "May", "J
 
 // renderTrap writes a page of a trap host.
 func (w *Web) renderTrap(b *bytes.Buffer, h *hostInfo, path string) {
+	if h.kind == kindSubdomain {
+		w.renderSubdomain(b, h, path)
+		return
+	}
 	var title string
 	var links []link
 	var r rng

@@ -17,7 +17,7 @@ const (
 	routeSitemap            // a sitemap file of an ordinary host
 	routeRedirect           // a redirect (chains, loops, robots hops)
 	routeStatus             // a fixed error status
-	routeTrap               // any page of a trap host
+	routeTrap               // any page of a trap host (subdomain trap included)
 	routeHostile            // any resource of the Hostile host
 	routeRetryOK            // a /retry/N/ page of Statuses after its N failures
 )
@@ -109,6 +109,10 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 		}
 	case kindDeep:
 		if path == "/" || validDeep(path) {
+			return route{kind: routeTrap, status: 200}
+		}
+	case kindSubdomain:
+		if subdomainPage(path) >= 0 {
 			return route{kind: routeTrap, status: 200}
 		}
 	}

@@ -7,15 +7,16 @@ import (
 	"testing"
 )
 
-// FuzzServe sends arbitrary paths to every kind of host through the handler:
-// it must never panic, and must answer what the ground truth (Status) says.
+// FuzzServe sends arbitrary paths to every kind of host through the handler
+// (hosts of the subdomain trap included): it must never panic, and must
+// answer what the ground truth (Status) says.
 func FuzzServe(f *testing.F) {
-	w := NewWeb(Config{Seed: 1, Hosts: 9})
+	w := NewWeb(Config{Seed: 1, Hosts: 9, SubdomainTrap: "explode.test"})
 	f.Cleanup(w.Close)
-	hosts := w.Hosts()
+	hosts := append(w.Hosts(), "x0.explode.test", "xzz.explode.test", "explode.test", "a.b.explode.test")
 	for _, s := range []string{"/", "/robots.txt", "/calendar/2026/01", "/calendar/0000/13/99",
 		"/chain/3/1", "/loop/0/1", "/404/x", "/d/a/b/", "/item/19?sid=1", "/p/5.html",
-		"/search?q=x&page=3", "/sitemap_index.xml", "/%2e%2e/x", "/a?%zz"} {
+		"/search?q=x&page=3", "/sitemap_index.xml", "/%2e%2e/x", "/a?%zz", "/p/2", "/p/3?x=1"} {
 		f.Add(uint8(0), s)
 		f.Add(uint8(len(s)), s)
 	}

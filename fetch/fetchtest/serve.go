@@ -89,7 +89,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	h := w.byName[host]
+	h := w.lookupHost(host)
 	if h == nil {
 		http.Error(sw, "fetchtest: unknown host "+host, http.StatusMisdirectedRequest)
 		return

@@ -13,7 +13,7 @@ func (w *Web) locate(raw string) (h *hostInfo, path, rawQuery string, ok bool) {
 	if err != nil || u.Scheme != "http" || u.Port() != w.port {
 		return nil, "", "", false
 	}
-	h = w.byName[strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))]
+	h = w.lookupHost(strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")))
 	if h == nil {
 		return nil, "", "", false
 	}
@@ -76,7 +76,7 @@ func (w *Web) Pages() []string {
 // PagesOf returns the URLs of the pages of one host, in generation order
 // (the home page first); nil for hosts without a finite page set.
 func (w *Web) PagesOf(host string) []string {
-	h := w.byName[strings.ToLower(host)]
+	h := w.lookupHost(strings.ToLower(host))
 	if h == nil {
 		return nil
 	}
@@ -156,21 +156,31 @@ func (w *Web) Status(rawURL string) int {
 }
 
 // Traps returns the URL prefixes of the spider traps, one per trap host
-// ("http://trap-calendar.sim.test:PORT/", ...). Every URL under them answers
-// (the set is infinite), none is in Pages or Reachable; a robust crawler's
-// fetches under each prefix stay bounded.
+// ("http://trap-calendar.sim.test:PORT/", ...), and last, when
+// Config.SubdomainTrap is set, the URL of the bare trap domain
+// ("http://explode.test:PORT/"), which stands for every host under that
+// domain as well: its URLs share a host suffix, not a prefix (IsTrap
+// knows). Every URL under them answers (the set is infinite), none is in
+// Pages or Reachable; a robust crawler's fetches under each prefix stay
+// bounded (per host for the first three, per registrable domain for the
+// subdomain trap).
 func (w *Web) Traps() []string {
-	return []string{
+	out := []string{
 		w.URL(w.Host(CalendarTrap), "/"),
 		w.URL(w.Host(DeepTrap), "/"),
 		w.URL(w.Host(SessionTrap), "/"),
 	}
+	if w.cfg.SubdomainTrap != "" {
+		out = append(out, w.URL(w.cfg.SubdomainTrap, "/"))
+	}
+	return out
 }
 
-// IsTrap reports whether rawURL lies under one of the Traps prefixes.
+// IsTrap reports whether rawURL is a URL of the web under one of the Traps
+// prefixes, or on any host of the subdomain trap.
 func (w *Web) IsTrap(rawURL string) bool {
 	h, _, _, ok := w.locate(rawURL)
-	return ok && (h.kind == kindCalendar || h.kind == kindSession || h.kind == kindDeep)
+	return ok && (h.kind == kindCalendar || h.kind == kindSession || h.kind == kindDeep || h.kind == kindSubdomain)
 }
 
 // Allowed reports whether the robots.txt of rawURL's host, as the web serves
@@ -191,9 +201,9 @@ func (w *Web) Allowed(agent, rawURL string) bool {
 // "allow-override", "wildcard", "crawl-delay", "404", "5xx", "redirect",
 // "agents" for ordinary hosts (hNNN has variant NNN mod 9) and mirrors,
 // "allow-all" for the charset hosts, "none" (404) for the other special hosts
-// and "" for unknown hosts.
+// and the hosts of the subdomain trap, and "" for unknown hosts.
 func (w *Web) RobotsVariant(host string) string {
-	h := w.byName[strings.ToLower(host)]
+	h := w.lookupHost(strings.ToLower(host))
 	if h == nil {
 		return ""
 	}
@@ -206,7 +216,7 @@ func (w *Web) RobotsVariant(host string) string {
 // Robots returns what a client that follows redirects gets for host's
 // robots.txt: the final status and body (empty unless the status is 200).
 func (w *Web) Robots(host string) (status int, body string) {
-	h := w.byName[strings.ToLower(host)]
+	h := w.lookupHost(strings.ToLower(host))
 	if h == nil {
 		return 0, ""
 	}
@@ -222,7 +232,7 @@ func (w *Web) Robots(host string) (status int, body string) {
 
 // CrawlDelay returns the Crawl-delay host's robots.txt announces, or 0.
 func (w *Web) CrawlDelay(host string) time.Duration {
-	h := w.byName[strings.ToLower(host)]
+	h := w.lookupHost(strings.ToLower(host))
 	if h == nil {
 		return 0
 	}

@@ -85,6 +85,32 @@ type Config struct {
 	// false: they are reachable only by asking for them.
 	LinkHostile bool
 
+	// SubdomainTrap is the registrable domain of a subdomain-explosion trap
+	// (for example "explode.test"), the way wildcard DNS lets one site
+	// mint host names without end. Default "": no such trap. When set, the
+	// server answers every host name under it, the bare domain included.
+	// Host x<id>.SubdomainTrap, <id> in lower-case base 36 without leading
+	// zeros, has three pages, /, /p/1 and /p/2; each has a short title, a
+	// sentence or two of generated text, links to the host's other two
+	// pages and to the home pages of 30 hosts that are new: x<id×30+1> to
+	// x<id×30+30>. Any other name under the domain has the pages of an id
+	// hashed from the name. robots.txt and every other path answer 404.
+	// h000's home page links the entry, x0.SubdomainTrap; Traps and IsTrap
+	// report the trap, and Pages, Reachable and Missed leave it out.
+	//
+	// Web.Client and Web.DialContext reach these hosts by themselves; a DNS
+	// server must answer for them too: dnstest's
+	// AddWildcard(SubdomainTrap, ...) next to the one for Domain, and
+	// AddAddr(SubdomainTrap, ...) for the bare domain, which a wildcard
+	// does not cover. Host names stay valid DNS labels (63 bytes) for
+	// about 60 generations below x0.
+	//
+	// SubdomainTrap must be a registrable domain (eTLD+1 by the public
+	// suffix list) disjoint from Domain: neither Domain, nor under it, nor
+	// above it, so that the ordinary hosts keep a registrable domain of
+	// their own. NewWeb panics otherwise.
+	SubdomainTrap string
+
 	// Addr is the listen address. Default "127.0.0.1:0" (a random free
 	// port on loopback).
 	Addr string
@@ -139,6 +165,7 @@ func (c *Config) ensureDefaults() {
 	if c.Addr == "" {
 		c.Addr = "127.0.0.1:0"
 	}
+	c.SubdomainTrap = strings.ToLower(strings.Trim(c.SubdomainTrap, "."))
 }
 
 // Labels of the special-purpose hosts; the host name is the label, a dot and
@@ -184,6 +211,7 @@ const (
 	kindLatin1
 	kindCP1252
 	kindHostile
+	kindSubdomain // any host under Config.SubdomainTrap
 )
 
 // hostInfo is what NewWeb knows about a host without generating its pages.
@@ -233,10 +261,15 @@ type Web struct {
 }
 
 // NewWeb generates the web cfg describes and starts serving it. It panics if
-// it cannot listen, like httptest.NewServer. Generation is lazy: NewWeb
-// itself costs O(Hosts); a host's pages are generated on its first use.
+// it cannot listen, like httptest.NewServer, or if cfg cannot describe a web
+// (a SubdomainTrap that is not a registrable domain or overlaps Domain).
+// Generation is lazy: NewWeb itself costs O(Hosts); a host's pages are
+// generated on its first use.
 func NewWeb(cfg Config) *Web {
 	cfg.ensureDefaults()
+	if err := cfg.validate(); err != nil {
+		panic(err.Error())
+	}
 	w := &Web{cfg: cfg, seed: cfg.Seed, served: make(chan struct{}), closing: make(chan struct{}), retries: make(map[string]int)}
 	w.generate()
 
@@ -312,7 +345,7 @@ func (w *Web) DialContext(ctx context.Context, network, addr string) (net.Conn, 
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	srvHost, _, _ := net.SplitHostPort(w.addr)
-	if _, ok := w.byName[host]; !ok && host != srvHost {
+	if w.lookupHost(host) == nil && host != srvHost {
 		return nil, &net.OpError{Op: "dial", Net: network,
 			Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
 	}
@@ -320,7 +353,8 @@ func (w *Web) DialContext(ctx context.Context, network, addr string) (net.Conn, 
 	return d.DialContext(ctx, "tcp", w.addr)
 }
 
-// Hosts returns every host name of the web, ordinary and special, sorted.
+// Hosts returns every host name of the web, ordinary and special, sorted;
+// the endless hosts of Config.SubdomainTrap are not listed.
 func (w *Web) Hosts() []string { return slices.Clone(w.names) }
 
 // OrdinaryHosts returns the names of the ordinary hosts h000, h001, ... in
