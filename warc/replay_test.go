@@ -271,6 +271,9 @@ func crawl(t *testing.T, web *fetchtest.Web, f fetch.Fetcher, sinks ...crawlkit.
 		OnPage:  func(p *crawlkit.Page) { pages <- p.URL },
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
+	if f != nil {
+		cfg.AllowPrivate = false // a Fetcher of its own: the flag is the default fetcher's
+	}
 	c, err := crawlkit.New(cfg)
 	if err != nil {
 		t.Fatal(err)
