@@ -32,11 +32,11 @@ func (c *Config) validate() error {
 	if t == "" {
 		return nil
 	}
-	if d, err := publicsuffix.EffectiveTLDPlusOne(t); err != nil || d != t {
-		return fmt.Errorf("fetchtest: Config.SubdomainTrap %q is not a registrable domain", t)
-	}
 	if t == c.Domain || strings.HasSuffix(t, "."+c.Domain) || strings.HasSuffix(c.Domain, "."+t) {
 		return fmt.Errorf("fetchtest: Config.SubdomainTrap %q overlaps Config.Domain %q", t, c.Domain)
+	}
+	if d, err := publicsuffix.EffectiveTLDPlusOne(t); err != nil || d != t {
+		return fmt.Errorf("fetchtest: Config.SubdomainTrap %q is not a registrable domain", t)
 	}
 	return nil
 }
