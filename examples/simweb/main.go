@@ -4,13 +4,20 @@
 //
 // Usage:
 //
-//	go run ./examples/simweb [-seed 1] [-hosts 200] [-pages 50] [-addr 127.0.0.1:8080] [-dns 127.0.0.1:5353]
+//	go run ./examples/simweb [-seed 1] [-hosts 200] [-pages 50] [-addr 127.0.0.1:8080] [-dns 127.0.0.1:5353] [-subdomain-trap explode.test]
 //
 // It prints the seed URLs and three ways to reach the web: through its DNS
 // server (every name under the domain answers 127.0.0.1), as an HTTP proxy
 // (the server routes on the Host header, so proxy-form requests work), or
 // with an explicit name-to-address mapping. It runs until interrupted, or
 // for -duration.
+//
+// -subdomain-trap adds a subdomain explosion under a registrable domain of
+// its own (see fetchtest.Config.SubdomainTrap): every name under it answers,
+// in DNS and over HTTP, and every page links 30 hosts never seen before. It
+// is off by default, like -hostile: a crawler without a budget per
+// registrable domain never finishes a web that has it, so the default web
+// stays one a crawl can complete and measurements stay comparable.
 package main
 
 import (
@@ -55,6 +62,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		dnsAddr   = fs.String("dns", "127.0.0.1:5353", "DNS listen address, UDP and TCP (loopback only; empty: no DNS server)")
 		latency   = fs.Duration("latency", 0, "delay added to every response")
 		hostile   = fs.Bool("hostile", false, "link the hostile host's resources from h000's home page")
+		subTrap   = fs.String("subdomain-trap", "", "registrable domain of a subdomain-explosion trap linked from h000, e.g. explode.test (empty: none)")
 		seedsFile = fs.String("seeds-file", "", "also write the seed URLs to this file, one per line")
 		duration  = fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	)
@@ -73,11 +81,14 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		return errors.New("-hosts and -pages must be at least 1")
 	}
 
-	web, err := newWeb(fetchtest.Config{Seed: *seed, Hosts: *hosts, MeanPages: *pages, Latency: *latency, LinkHostile: *hostile, Addr: *addr})
+	web, err := newWeb(fetchtest.Config{Seed: *seed, Hosts: *hosts, MeanPages: *pages, Latency: *latency,
+		LinkHostile: *hostile, SubdomainTrap: *subTrap, Addr: *addr})
 	if err != nil {
 		return err
 	}
 	defer web.Close()
+
+	trap := strings.ToLower(strings.Trim(*subTrap, ".")) // as the web spells it
 
 	var dnsSrv *dnstest.Server
 	if *dnsAddr != "" {
@@ -87,6 +98,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		}
 		defer dnsSrv.Close()
 		dnsSrv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
+		if trap != "" {
+			// The wildcard covers x0.explode.test and below, not the
+			// bare domain, which the web serves as well.
+			dnsSrv.AddWildcard(trap, 300, netip.MustParseAddr("127.0.0.1"))
+			dnsSrv.AddAddr(trap, 300, netip.MustParseAddr("127.0.0.1"))
+		}
 	}
 
 	seeds := web.Seeds()
@@ -100,6 +117,15 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	fmt.Fprintf(out, "HTTP  http://%s (routes on the Host header; also answers as an HTTP proxy)\n", web.Addr())
 	if dnsSrv != nil {
 		fmt.Fprintf(out, "DNS   %s (UDP and TCP): *.%s -> 127.0.0.1\n", dnsSrv.Addr(), web.Domain())
+		if trap != "" {
+			fmt.Fprintf(out, "      also %s and *.%s -> 127.0.0.1\n", trap, trap)
+		}
+	}
+	if trap != "" {
+		fmt.Fprintf(out, "trap  subdomain explosion under %q: %s, linked from h000, links 30 new hosts on every page;\n"+
+			"      crawlkit bounds it with -max-hosts-per-domain and -max-per-domain\n", trap, web.URL("x0."+trap, "/"))
+	} else {
+		fmt.Fprintln(out, "trap  add -subdomain-trap explode.test for a wildcard-DNS subdomain explosion")
 	}
 	fmt.Fprintf(out, "seeds:\n  %s\n", strings.Join(seeds, "\n  "))
 	fmt.Fprintln(out, "point a crawler at it:")
@@ -122,12 +148,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	return nil
 }
 
-// newWeb turns fetchtest.NewWeb's panic on a busy port into an error a
-// person can act on.
+// newWeb turns fetchtest.NewWeb's panics (a busy port, a -subdomain-trap it
+// cannot serve) into errors a person can act on.
 func newWeb(cfg fetchtest.Config) (w *fetchtest.Web, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("cannot serve on %s: %v", cfg.Addr, r)
+			err = fmt.Errorf("cannot serve the web: %v", r)
 		}
 	}()
 	return fetchtest.NewWeb(cfg), nil

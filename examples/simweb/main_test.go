@@ -25,17 +25,23 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// TestServesWebAndDNS runs the command in-process and uses what it prints
-// the way a person would: resolve a seed's host through the DNS server,
-// fetch the seed through the proxy address.
-func TestServesWebAndDNS(t *testing.T) {
+// start runs the command in-process with args and returns what it printed
+// up to "ready"; the command stops when the test ends.
+func start(t *testing.T, args ...string) string {
+	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-hosts", "5", "-pages", "5", "-addr", "127.0.0.1:0", "-dns", freeAddr(t)}, pw, io.Discard)
+		done <- run(ctx, args, pw, io.Discard)
 		pw.Close()
 	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
 	var lines []string
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
@@ -45,7 +51,45 @@ func TestServesWebAndDNS(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, pr)
-	out := strings.Join(lines, "\n")
+	return strings.Join(lines, "\n")
+}
+
+// resolve asks the DNS server at dnsAddr for name's A record and fails
+// unless it is 127.0.0.1.
+func resolve(t *testing.T, dnsAddr, name string) {
+	t.Helper()
+	m := new(mdns.Msg)
+	m.SetQuestion(mdns.Fqdn(name), mdns.TypeA)
+	in, err := mdns.Exchange(m, dnsAddr)
+	if err != nil {
+		t.Fatalf("DNS query to %s: %v", dnsAddr, err)
+	}
+	if len(in.Answer) != 1 || in.Answer[0].(*mdns.A).A.String() != "127.0.0.1" {
+		t.Fatalf("DNS answer for %s: %v", name, in.Answer)
+	}
+}
+
+// getVia fetches u through the HTTP proxy at httpAddr.
+func getVia(t *testing.T, httpAddr, u string) (int, string) {
+	t.Helper()
+	proxy, _ := url.Parse("http://" + httpAddr)
+	tr := &http.Transport{Proxy: http.ProxyURL(proxy)}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s through the proxy address: %v", u, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(body)
+}
+
+// TestServesWebAndDNS runs the command in-process and uses what it prints
+// the way a person would: resolve a seed's host through the DNS server,
+// fetch the seed through the proxy address.
+func TestServesWebAndDNS(t *testing.T) {
+	out := start(t, "-hosts", "5", "-pages", "5", "-addr", "127.0.0.1:0", "-dns", freeAddr(t))
 	httpAddr := field(t, out, "HTTP  http://")
 	dnsAddr := field(t, out, "DNS   ")
 	seed := field(t, out, "seeds:\n  ")
@@ -54,31 +98,35 @@ func TestServesWebAndDNS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := new(mdns.Msg)
-	m.SetQuestion(mdns.Fqdn(u.Hostname()), mdns.TypeA)
-	in, err := mdns.Exchange(m, dnsAddr)
-	if err != nil {
-		t.Fatalf("DNS query to %s: %v", dnsAddr, err)
+	resolve(t, dnsAddr, u.Hostname())
+	if status, body := getVia(t, httpAddr, seed); status != 200 || !strings.Contains(body, "<a ") {
+		t.Fatalf("seed answered %d with %.200q", status, body)
 	}
-	if len(in.Answer) != 1 || in.Answer[0].(*mdns.A).A.String() != "127.0.0.1" {
-		t.Fatalf("DNS answer for %s: %v", u.Hostname(), in.Answer)
+	if !strings.Contains(out, "-subdomain-trap") {
+		t.Errorf("output does not mention -subdomain-trap:\n%s", out)
 	}
+}
 
-	proxy, _ := url.Parse("http://" + httpAddr)
-	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}, Timeout: 5 * time.Second}
-	resp, err := c.Get(seed)
-	if err != nil {
-		t.Fatalf("GET %s through the proxy address: %v", seed, err)
+// TestSubdomainTrap enables the trap and follows the hints: its hosts and
+// its bare domain resolve, its entry answers and links 30 hosts under it.
+func TestSubdomainTrap(t *testing.T) {
+	out := start(t, "-hosts", "3", "-pages", "3", "-addr", "127.0.0.1:0", "-dns", freeAddr(t),
+		"-subdomain-trap", "Explode.Test")
+	httpAddr := field(t, out, "HTTP  http://")
+	dnsAddr := field(t, out, "DNS   ")
+	entry := strings.TrimSuffix(field(t, out, `subdomain explosion under "explode.test": `), ",")
+	if !strings.HasPrefix(entry, "http://x0.explode.test:") {
+		t.Fatalf("entry %q", entry)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "<a ") {
-		t.Fatalf("seed answered %d with %.200q", resp.StatusCode, body)
+	for _, name := range []string{"x0.explode.test", "x1z.explode.test", "explode.test", "h000.sim.test"} {
+		resolve(t, dnsAddr, name)
 	}
-
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	status, body := getVia(t, httpAddr, entry)
+	if status != 200 || strings.Count(body, ".explode.test:") != 30 {
+		t.Fatalf("entry answered %d with %.300q", status, body)
+	}
+	if status, body := getVia(t, httpAddr, field(t, out, "seeds:\n  ")); status != 200 || !strings.Contains(body, entry) {
+		t.Errorf("h000 (%d) does not link the trap's entry %s", status, entry)
 	}
 }
 
@@ -99,6 +147,9 @@ func TestRefusesBadFlags(t *testing.T) {
 		{"-hosts", "0"},
 		{"extra"},
 		{"-nosuchflag"},
+		{"-subdomain-trap", "sim.test", "-dns", ""},
+		{"-subdomain-trap", "a.sim.test", "-dns", ""},
+		{"-subdomain-trap", "a.explode.test", "-dns", ""},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", args)
