@@ -55,9 +55,9 @@ func NewHTTP(opts Options) *HTTP {
 		ResponseHeaderTimeout:  o.FirstByteTimeout,
 		DisableCompression:     true, // we decode gzip ourselves, to bound it
 		MaxResponseHeaderBytes: o.MaxHeaderSize,
-		MaxIdleConns:           1024,
+		MaxIdleConns:           o.MaxIdleConns,
 		MaxIdleConnsPerHost:    o.MaxIdleConnsPerHost,
-		IdleConnTimeout:        90 * time.Second,
+		IdleConnTimeout:        o.IdleConnTimeout,
 		ForceAttemptHTTP2:      true,
 	}
 	return f

@@ -76,6 +76,17 @@ type Options struct {
 	// kept. Default 2 (a polite crawler has one request per host at a time).
 	MaxIdleConnsPerHost int
 
+	// MaxIdleConns caps the kept-alive connections of all hosts
+	// together. A crawl of many hosts contacts each one a politeness gap
+	// apart, so most idle connections would wait seconds for their next
+	// use while holding their buffers (about 10 KiB each, more over TLS);
+	// the cap trades a reconnect for that memory. Default 256.
+	MaxIdleConns int
+
+	// IdleConnTimeout closes a kept-alive connection unused this long.
+	// Default 30 s.
+	IdleConnTimeout time.Duration
+
 	// TLSConfig is used for https; nil means the default configuration
 	// (system roots). Tests point it at an httptest server's certificate.
 	TLSConfig *tls.Config
@@ -120,6 +131,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxIdleConnsPerHost <= 0 {
 		o.MaxIdleConnsPerHost = 2
+	}
+	if o.MaxIdleConns <= 0 {
+		o.MaxIdleConns = 256
+	}
+	if o.IdleConnTimeout <= 0 {
+		o.IdleConnTimeout = 30 * time.Second
 	}
 	return o
 }
