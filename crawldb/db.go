@@ -58,9 +58,10 @@ const (
 // its default.
 type Options struct {
 	// MemTableSize is the size of a Pebble memtable (up to two are held
-	// while one is flushed). Default 16 MiB.
+	// while one is flushed). Default 8 MiB.
 	MemTableSize uint64
-	// CacheSize is the size of Pebble's block cache. Default 32 MiB.
+	// CacheSize is the size of Pebble's block cache, which Pebble also
+	// charges its memtables to. Default 64 MiB.
 	CacheSize int64
 	// SeenCacheEntries is the number of URL fingerprints cached in memory
 	// in front of the URL-seen set, 8 bytes each. Default 1<<20 (8 MiB).
@@ -80,10 +81,10 @@ type Options struct {
 
 func (o *Options) ensureDefaults() {
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 16 << 20
+		o.MemTableSize = 8 << 20
 	}
 	if o.CacheSize <= 0 {
-		o.CacheSize = 32 << 20
+		o.CacheSize = 64 << 20
 	}
 	if o.SeenCacheEntries == 0 {
 		o.SeenCacheEntries = 1 << 20
@@ -206,6 +207,10 @@ func (d *DB) open() error {
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		// Small tables keep each filter block small enough to stay in
+		// the cache: lookups of absent keys (most URL-seen tests) then
+		// read no disk.
+		po.TargetFileSizes[i] = 4 << 20
 	}
 	db, err := pebble.Open(filepath.Join(d.dir, "db"), po)
 	if err != nil {
