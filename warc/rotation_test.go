@@ -169,3 +169,61 @@ func TestExchangeNeverSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedInParallel encodes exchanges in many goroutines and appends
+// them in turn over files that rotate all the time: every record names
+// the warcinfo record of the file it is in, every exchange is whole and
+// in one file, and each one is there once.
+func TestEncodedInParallel(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(WriterOptions{Dir: dir, MaxFileSize: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const goroutines, each = 8, 40
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		go func() {
+			for i := range each {
+				u := fmt.Sprintf("http://g%d.test/%d", g, i)
+				resp := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"), strings.Repeat("<p>text</p>", 1+i%9)...)
+				e, err := w.EncodeExchange(u, "", when, rawReq, resp, map[string]string{"i": strconv.Itoa(i)}, "")
+				if err == nil {
+					_, _, err = w.WriteEncoded(e)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range goroutines {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	urls, files := exchanges(t, dir)
+	if len(urls) != goroutines*each {
+		t.Fatalf("%d exchanges read back, want %d", len(urls), goroutines*each)
+	}
+	if slices.Sort(urls); len(slices.Compact(slices.Clone(urls))) != len(urls) {
+		t.Error("an exchange was written twice")
+	}
+	if n := len(slices.Compact(slices.Clone(files))); n < 10 {
+		t.Errorf("only %d files: the test did not rotate often", n)
+	}
+	for _, path := range w.Files() {
+		recs := readAll(t, path)
+		info := recs[0].ID()
+		for _, r := range recs[1:] {
+			if got := r.Header.Get(FieldWarcinfoID); got != info {
+				t.Fatalf("%s: a %s record names warcinfo %s, the file's is %s", filepath.Base(path), r.Type(), got, info)
+			}
+		}
+	}
+}

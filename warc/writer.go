@@ -31,12 +31,10 @@ var ErrClosed = errors.New("warc: writer closed")
 // a killed process's write only between pages. It is not safe for
 // concurrent use.
 type RecordWriter struct {
-	w    io.Writer
-	gz   *gzip.Writer
-	buf  bytes.Buffer // the record, or its gzip member, as it is written
-	n    int64        // bytes written to w
-	zip  bool
-	hbuf []byte
+	w   io.Writer
+	enc encoder
+	buf bytes.Buffer // the record, or its gzip member, as it is written
+	n   int64        // bytes written to w
 }
 
 // maxKeptBuffer bounds the record buffer a RecordWriter keeps between
@@ -46,9 +44,9 @@ const maxKeptBuffer = 1 << 20
 // NewRecordWriter returns a RecordWriter on w; gzipped selects one gzip
 // member per record (the ".warc.gz" convention).
 func NewRecordWriter(w io.Writer, gzipped bool) *RecordWriter {
-	rw := &RecordWriter{w: w, zip: gzipped}
+	rw := &RecordWriter{w: w, enc: encoder{zip: gzipped}}
 	if gzipped {
-		rw.gz, _ = gzip.NewWriterLevel(&rw.buf, gzip.DefaultCompression)
+		rw.enc.gz, _ = gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
 	}
 	return rw
 }
@@ -62,6 +60,67 @@ func (rw *RecordWriter) Offset() int64 { return rw.n }
 // sets r.Offset. Cost: one copy (or compression) of the record into a
 // reused buffer, and one Write on the stream.
 func (rw *RecordWriter) Write(r *Record) error {
+	rw.buf.Reset()
+	off := rw.n
+	if err := rw.enc.encode(r, &rw.buf); err != nil {
+		return err
+	}
+	r.Offset = off
+	err := rw.writeRaw(rw.buf.Bytes())
+	if rw.buf.Cap() > maxKeptBuffer {
+		rw.buf = bytes.Buffer{}
+	}
+	return err
+}
+
+// writeRaw hands b, whole encoded records, to the stream in one Write.
+func (rw *RecordWriter) writeRaw(b []byte) error {
+	n, err := rw.w.Write(b)
+	rw.n += int64(n)
+	if err != nil {
+		return &Error{Op: "write", Err: err}
+	}
+	return nil
+}
+
+// encoder turns records into their bytes: a gzip member each, or the
+// plain record. Not safe for concurrent use; pooled.
+type encoder struct {
+	zip  bool
+	gz   *gzip.Writer
+	hbuf []byte
+}
+
+var encoders = [2]sync.Pool{
+	{New: func() any { return &encoder{} }},
+	{New: func() any {
+		gz, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
+		return &encoder{zip: true, gz: gz}
+	}},
+}
+
+func getEncoder(zip bool) *encoder {
+	if zip {
+		return encoders[1].Get().(*encoder)
+	}
+	return encoders[0].Get().(*encoder)
+}
+
+func putEncoder(e *encoder) {
+	if cap(e.hbuf) > maxKeptBuffer {
+		e.hbuf = nil
+	}
+	if e.zip {
+		e.gz.Reset(io.Discard)
+		encoders[1].Put(e)
+	} else {
+		encoders[0].Put(e)
+	}
+}
+
+// encode appends r's encoding to dst, filling in WARC-Record-ID,
+// WARC-Date and Content-Length as Write does.
+func (e *encoder) encode(r *Record, dst *bytes.Buffer) error {
 	if r.Header.Get(FieldType) == "" {
 		return &Error{Op: "write", Err: errors.New("record has no WARC-Type")}
 	}
@@ -72,8 +131,8 @@ func (rw *RecordWriter) Write(r *Record) error {
 		r.Header.Set(FieldDate, time.Now().UTC().Format(time.RFC3339))
 	}
 	r.Header.Set(FieldContentLength, strconv.Itoa(len(r.Block)))
-	r.Offset = rw.n
-	b := append(rw.hbuf[:0], Version...)
+	r.Offset = int64(dst.Len())
+	b := append(e.hbuf[:0], Version...)
 	b = append(b, "\r\n"...)
 	for _, f := range r.Header.fields {
 		if !validField(f.name, f.value) {
@@ -87,28 +146,19 @@ func (rw *RecordWriter) Write(r *Record) error {
 	b = append(b, "\r\n"...)
 	h := len(b)
 	b = append(b, "\r\n\r\n"...) // the record's end, written after the block
-	rw.hbuf = b
-	rw.buf.Reset()
+	e.hbuf = b
 	// Writes to a bytes.Buffer, and so to a gzip.Writer on one, cannot
 	// fail.
-	if rw.zip {
-		rw.gz.Reset(&rw.buf)
-		rw.gz.Write(b[:h])
-		rw.gz.Write(r.Block)
-		rw.gz.Write(b[h:])
-		rw.gz.Close()
+	if e.zip {
+		e.gz.Reset(dst)
+		e.gz.Write(b[:h])
+		e.gz.Write(r.Block)
+		e.gz.Write(b[h:])
+		e.gz.Close()
 	} else {
-		rw.buf.Write(b[:h])
-		rw.buf.Write(r.Block)
-		rw.buf.Write(b[h:])
-	}
-	n, err := rw.w.Write(rw.buf.Bytes())
-	rw.n += int64(n)
-	if rw.buf.Cap() > maxKeptBuffer {
-		rw.buf = bytes.Buffer{}
-	}
-	if err != nil {
-		return &Error{Op: "write", Err: err}
+		dst.Write(b[:h])
+		dst.Write(r.Block)
+		dst.Write(b[h:])
 	}
 	return nil
 }
@@ -283,11 +333,29 @@ func (w *Writer) WriteTruncatedExchange(target, ip string, date time.Time, reque
 }
 
 func (w *Writer) writeExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string, truncated string) (file string, offset int64, err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if err := w.begin(); err != nil {
+	e, err := w.EncodeExchange(target, ip, date, request, response, metadata, truncated)
+	if err != nil {
 		return "", 0, err
 	}
+	return w.WriteEncoded(e)
+}
+
+// EncodedExchange is a fetch encoded as WARC records by EncodeExchange,
+// ready to be appended by WriteEncoded.
+type EncodedExchange struct {
+	recs   []*Record    // response, then request and metadata if any
+	infoID string       // the warcinfo record the encoding names
+	data   bytes.Buffer // the records, encoded
+	resp   int64        // offset of the response record in data
+}
+
+// EncodeExchange does the costly part of WriteTruncatedExchange (an
+// empty truncated writes no WARC-Truncated field) without the Writer's
+// lock: the records' digests, and their compression into one gzip member
+// each, so that callers writing from many goroutines encode in parallel
+// and only WriteEncoded, which appends, takes turns. Safe for concurrent
+// use. The EncodedExchange keeps request and response until written.
+func (w *Writer) EncodeExchange(target, ip string, date time.Time, request, response []byte, metadata map[string]string, truncated string) (*EncodedExchange, error) {
 	d := date.UTC().Format(time.RFC3339)
 	resp := &Record{Block: response}
 	resp.Header.Set(FieldType, TypeResponse)
@@ -305,9 +373,9 @@ func (w *Writer) writeExchange(target, ip string, date time.Time, request, respo
 	if truncated != "" {
 		resp.Header.Set(FieldTruncated, truncated)
 	}
-	var req, meta *Record
+	e := &EncodedExchange{recs: []*Record{resp}}
 	if request != nil {
-		req = &Record{Block: request}
+		req := &Record{Block: request}
 		req.Header.Set(FieldType, TypeRequest)
 		req.Header.Set(FieldRecordID, NewRecordID())
 		req.Header.Set(FieldDate, d)
@@ -315,30 +383,74 @@ func (w *Writer) writeExchange(target, ip string, date time.Time, request, respo
 		req.Header.Set(FieldConcurrentTo, resp.ID())
 		req.Header.Set(FieldContentType, "application/http;msgtype=request")
 		req.Header.Set(FieldBlockDigest, Digest(request))
+		e.recs = append(e.recs, req)
 	}
 	if len(metadata) > 0 {
-		meta = &Record{Block: encodeFields(metadata)}
+		meta := &Record{Block: encodeFields(metadata)}
 		meta.Header.Set(FieldType, TypeMetadata)
 		meta.Header.Set(FieldRecordID, NewRecordID())
 		meta.Header.Set(FieldDate, d)
 		meta.Header.Set(FieldTargetURI, target)
 		meta.Header.Set(FieldConcurrentTo, resp.ID())
 		meta.Header.Set(FieldContentType, "application/warc-fields")
+		e.recs = append(e.recs, meta)
+	}
+	w.mu.Lock()
+	infoID := w.infoID
+	w.mu.Unlock()
+	if err := w.encode(e, infoID); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// encode encodes e's records into e.data, naming warcinfo record infoID.
+func (w *Writer) encode(e *EncodedExchange, infoID string) error {
+	e.infoID = infoID
+	e.data.Reset()
+	enc := getEncoder(!w.opts.Uncompressed)
+	defer putEncoder(enc)
+	for i, r := range e.recs {
+		if infoID != "" {
+			r.Header.Set(FieldWarcinfoID, infoID)
+		}
+		if i == 0 {
+			e.resp = int64(e.data.Len())
+		}
+		if err := enc.encode(r, &e.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteEncoded appends an exchange EncodeExchange prepared, with one
+// write, rotating first if the current file is full; the records land
+// in one file, all of them or, if the write fails, none. It returns the
+// response record's file and offset. Records encoded before a rotation
+// (they name the previous file's warcinfo record) are encoded again.
+// Safe for concurrent use.
+func (w *Writer) WriteEncoded(e *EncodedExchange) (file string, offset int64, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(); err != nil {
+		return "", 0, err
+	}
+	if e.infoID != w.infoID {
+		if err := w.encode(e, w.infoID); err != nil {
+			return "", 0, err
+		}
 	}
 	start := w.rw.Offset()
-	err = w.writeLocked(resp)
-	if err == nil && req != nil {
-		err = w.writeLocked(req)
-	}
-	if err == nil && meta != nil {
-		err = w.writeLocked(meta)
-	}
-	if err != nil {
+	if err := w.rw.writeRaw(e.data.Bytes()); err != nil {
 		w.undo(start)
 		return "", 0, err
 	}
+	for _, r := range e.recs {
+		r.Offset += start
+	}
 	w.last, w.end = start, w.rw.Offset()
-	return w.files[len(w.files)-1], resp.Offset, nil
+	return w.files[len(w.files)-1], start + e.resp, nil
 }
 
 // begin readies the Writer for a write: it fails if the Writer is closed
