@@ -256,7 +256,7 @@ func (d *Dir) load() error {
 		if err != nil {
 			return err
 		}
-		d.apply(doc, old, false)
+		d.apply(doc, old, false, nil)
 		return nil
 	})
 	if err != nil {
@@ -419,13 +419,19 @@ const (
 )
 
 // apply adds doc to the buffer and deletes its older version. The caller
-// holds wmu (or owns d), and mu when lock is false.
-func (d *Dir) apply(doc Document, old oldDoc, lock bool) {
+// holds wmu (or owns d), and mu when lock is false. p, if not nil, is doc
+// analysed beforehand.
+func (d *Dir) apply(doc Document, old oldDoc, lock bool, p *PreparedDoc) {
 	if lock {
 		d.mu.Lock()
 	}
 	terms := len(d.buf.dict)
-	_, postings, _ := d.buf.addCounted(doc)
+	var postings int
+	if p != nil {
+		_, postings, _ = d.buf.addTF(doc.URL, doc.Title, p.dl, p.tf)
+	} else {
+		_, postings, _ = d.buf.addCounted(doc)
+	}
 	newTerms := len(d.buf.dict) - terms
 	if old.s != nil {
 		old.s.pending.Add(old.id)
@@ -457,22 +463,61 @@ func (d *Dir) Add(doc Document) error {
 	if err := d.writable("add"); err != nil {
 		return err
 	}
+	d.rec = appendLogRecord(d.rec[:0], doc)
+	err := d.addLocked(doc, d.rec, nil)
+	if cap(d.rec) > 1<<20 {
+		d.rec = nil
+	}
+	return err
+}
+
+// PreparedDoc is a document Prepare analysed and encoded for AddPrepared.
+type PreparedDoc struct {
+	doc Document
+	rec []byte            // the log record
+	dl  uint32            // length in terms
+	tf  map[string]uint32 // term frequencies
+}
+
+// Prepare does the part of Add that needs no lock: the analysis of doc
+// and the encoding of its log record, so that callers adding from many
+// goroutines analyse in parallel and only AddPrepared takes turns. Safe
+// for concurrent use. The PreparedDoc keeps doc's strings.
+func (d *Dir) Prepare(doc Document) (*PreparedDoc, error) {
+	if doc.URL == "" {
+		return nil, &Error{Op: "add", Err: ErrNoURL}
+	}
+	var c termCounter
+	dl := c.count(d.opts.Analyzer, doc)
+	return &PreparedDoc{doc: doc, rec: appendLogRecord(nil, doc), dl: dl, tf: c.tf}, nil
+}
+
+// AddPrepared is Add for a document Prepare analysed: the same result,
+// with only the log write, the lookup of an older version and the
+// insertion into the buffer left to do.
+func (d *Dir) AddPrepared(p *PreparedDoc) error {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if err := d.writable("add"); err != nil {
+		return err
+	}
+	return d.addLocked(p.doc, p.rec, p)
+}
+
+// addLocked adds doc, whose log record is rec (and analysis p, if not
+// nil). The caller holds wmu.
+func (d *Dir) addLocked(doc Document, rec []byte, p *PreparedDoc) error {
 	old, err := d.findOld(doc.URL)
 	if err != nil {
 		return err
 	}
-	d.rec = appendLogRecord(d.rec[:0], doc)
-	if len(d.rec)-logRecordHead > maxRecord {
+	if len(rec)-logRecordHead > maxRecord {
 		return &Error{Op: "add", Subject: doc.URL, Err: errors.New("document too large")}
 	}
-	err = d.log.append(d.rec)
-	if cap(d.rec) > 1<<20 {
-		d.rec = nil
-	}
-	if err != nil {
+	if err := d.log.append(rec); err != nil {
 		return err
 	}
-	d.apply(doc, old, true)
+	d.apply(doc, old, true, p)
 	d.setPos(d.log.seq, d.log.size)
 	if d.bufEst >= d.opts.BufferBytes || d.log.size >= d.opts.LogBytes ||
 		d.opts.BufferDocs > 0 && d.buf.Len() >= d.opts.BufferDocs {

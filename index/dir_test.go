@@ -101,13 +101,15 @@ func TestDirMatchesShard(t *testing.T) {
 	docs, qs := collection(t)
 	docs = edits(docs, 9)
 	tests := []struct {
-		name string
-		opts index.DirOptions
+		name     string
+		opts     index.DirOptions
+		prepared bool // documents analysed in parallel by Prepare, added by AddPrepared
 	}{
-		{"buffer only", index.DirOptions{MergeFactor: -1}},
-		{"segments of 97 documents", index.DirOptions{BufferDocs: 97, MergeFactor: -1}},
-		{"segments of 512 KiB", index.DirOptions{BufferBytes: 512 << 10, MergeFactor: -1}},
-		{"log of 64 KiB, no cache", index.DirOptions{LogBytes: 64 << 10, MergeFactor: -1, CacheBytes: -1}},
+		{"buffer only", index.DirOptions{MergeFactor: -1}, false},
+		{"segments of 97 documents", index.DirOptions{BufferDocs: 97, MergeFactor: -1}, false},
+		{"segments of 512 KiB", index.DirOptions{BufferBytes: 512 << 10, MergeFactor: -1}, false},
+		{"log of 64 KiB, no cache", index.DirOptions{LogBytes: 64 << 10, MergeFactor: -1, CacheBytes: -1}, false},
+		{"prepared, segments of 97 documents", index.DirOptions{BufferDocs: 97, MergeFactor: -1}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,8 +117,32 @@ func TestDirMatchesShard(t *testing.T) {
 			d := openDir(t, path, tt.opts)
 			defer func() { d.Close() }()
 			var l live
-			for _, doc := range docs {
-				if err := d.Add(doc); err != nil {
+			var prepared []*index.PreparedDoc
+			if tt.prepared {
+				prepared = make([]*index.PreparedDoc, len(docs))
+				var wg sync.WaitGroup
+				for g := range 4 {
+					wg.Go(func() {
+						for i := g; i < len(docs); i += 4 {
+							p, err := d.Prepare(docs[i])
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							prepared[i] = p
+						}
+					})
+				}
+				wg.Wait()
+			}
+			for i, doc := range docs {
+				var err error
+				if tt.prepared {
+					err = d.AddPrepared(prepared[i])
+				} else {
+					err = d.Add(doc)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				l.add(doc)

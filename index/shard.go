@@ -95,6 +95,26 @@ func (s *Shard) addCounted(d Document) (replaced bool, postings int, err error) 
 	return replaced, postings, nil
 }
 
+// addTF is addCounted for a document analysed beforehand: dl terms,
+// tf their frequencies.
+func (s *Shard) addTF(url, title string, dl uint32, tf map[string]uint32) (replaced bool, postings int, err error) {
+	if url == "" {
+		return false, 0, &Error{Op: "add", Err: ErrNoURL}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.full() {
+		return false, 0, &Error{Op: "add", Subject: url, Err: ErrFull}
+	}
+	replaced = s.delete(url)
+	id := s.nextID()
+	for t, n := range tf {
+		s.addPosting(t, id, n, dl)
+	}
+	s.add(url, title, dl)
+	return replaced, len(tf), nil
+}
+
 // seal moves the postings buffered by Add into the bitmaps, where they take
 // less memory, for a writer that seals periodically (readers seal anyway
 // before reading). The buffers keep their capacity, which the next period
