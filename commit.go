@@ -47,6 +47,21 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			c.cfg.OnPage(w.page)
 		}
 	}
+	// The durable sinks' costly part (compression, encoding) is done
+	// here, in parallel; under the lock they only append.
+	var prepared []Prepared
+	if w.page != nil {
+		for _, s := range c.durableSinks {
+			var pr Prepared
+			if ps, ok := s.(PreparingSink); ok {
+				var err error
+				if pr, err = ps.Prepare(ctx, w.page); err != nil {
+					c.sinkError(w.page.URL, err)
+				}
+			}
+			prepared = append(prepared, pr)
+		}
+	}
 	if w.archive != nil {
 		for _, s := range c.plainSinks {
 			c.exchangeTo(ctx, s, w.archive, w.fetched)
@@ -61,8 +76,12 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		return err
 	}
 	if w.page != nil {
-		for _, s := range c.durableSinks {
-			c.sinkError(w.page.URL, s.Write(ctx, w.page))
+		for i, s := range c.durableSinks {
+			if pr := prepared[i]; pr != nil {
+				c.sinkError(w.page.URL, pr.Write())
+			} else if _, ok := s.(PreparingSink); !ok {
+				c.sinkError(w.page.URL, s.Write(ctx, w.page))
+			}
 		}
 	}
 	if w.archive != nil {

@@ -65,6 +65,23 @@ type DurableSink interface {
 	Rewind(pos []byte) error
 }
 
+// PreparingSink is a DurableSink that does the costly part of writing a
+// page (encoding, compressing, digests) in Prepare, which the crawler
+// calls from the page's worker outside the commit lock, so that pages are
+// prepared in parallel and only appended one at a time: the crawler then
+// calls the Prepared's Write under the lock instead of the sink's Write.
+// WARCSink, JSONLinesFile, LinkLogFile and IndexDirSink implement it.
+type PreparingSink interface {
+	DurableSink
+	Prepare(ctx context.Context, p *Page) (Prepared, error)
+}
+
+// Prepared is a page a PreparingSink prepared; Write appends it to the
+// sink. It is called at most once.
+type Prepared interface {
+	Write() error
+}
+
 // ExchangeSink is implemented by sinks that archive every HTTP exchange of
 // the crawl, not only the pages kept: Exchange receives each response that
 // is not handed to Write — robots.txt, redirects, error statuses, 304s;

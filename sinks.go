@@ -53,7 +53,18 @@ func NewWARCSink(opts warc.WriterOptions) (*WARCSink, error) {
 }
 
 // Write implements Sink.
-func (s *WARCSink) Write(_ context.Context, p *Page) error {
+func (s *WARCSink) Write(ctx context.Context, p *Page) error {
+	pr, err := s.Prepare(ctx, p)
+	if err != nil {
+		return err
+	}
+	return pr.Write()
+}
+
+// Prepare implements PreparingSink: the page's request, response and
+// metadata records are built, digested and compressed
+// (warc.Writer.EncodeExchange), ready to be appended.
+func (s *WARCSink) Prepare(_ context.Context, p *Page) (Prepared, error) {
 	resp := p.Response
 	req := HTTPRequestBytes(p)
 	raw := HTTPResponseBytes(resp)
@@ -69,9 +80,25 @@ func (s *WARCSink) Write(_ context.Context, p *Page) error {
 		"charset":       resp.Charset,
 		"wireBodyBytes": strconv.FormatInt(resp.WireBytes, 10),
 	}
-	_, _, err := s.w.WriteTruncatedExchange(p.URL, ip, p.Fetched, req, raw, meta, truncation(resp))
+	e, err := s.w.EncodeExchange(p.URL, ip, p.Fetched, req, raw, meta, truncation(resp))
+	if err != nil {
+		return nil, err
+	}
+	return preparedExchange{s.w, e}, nil
+}
+
+// preparedExchange is a page WARCSink.Prepare encoded.
+type preparedExchange struct {
+	w *warc.Writer
+	e *warc.EncodedExchange
+}
+
+func (p preparedExchange) Write() error {
+	_, _, err := p.w.WriteEncoded(p.e)
 	return err
 }
+
+var _ PreparingSink = (*WARCSink)(nil)
 
 // truncation is the WARC-Truncated reason of resp's record, or "".
 func truncation(resp *fetch.Response) string {
@@ -276,7 +303,22 @@ func (l *LinkLogFile) Write(_ context.Context, p *Page) error {
 	return l.write(func(b []byte) ([]byte, error) { return appendLinks(b, p), nil })
 }
 
-var _ DurableSink = (*LinkLogFile)(nil)
+// Prepare implements PreparingSink: the page's lines.
+func (l *LinkLogFile) Prepare(_ context.Context, p *Page) (Prepared, error) {
+	return preparedLines{l.lineFile, appendLinks(nil, p)}, nil
+}
+
+var _ PreparingSink = (*LinkLogFile)(nil)
+
+// preparedLines are a page's lines for a lineFile.
+type preparedLines struct {
+	f *lineFile
+	b []byte
+}
+
+func (p preparedLines) Write() error {
+	return p.f.write(func(b []byte) ([]byte, error) { return append(b, p.b...), nil })
+}
 
 // lineFile is a file of newline-terminated records that a DurableSink
 // appends to: one write per record batch, its size as the position.
@@ -520,7 +562,16 @@ func (j *JSONLinesFile) Write(_ context.Context, p *Page) error {
 	return j.write(func(b []byte) ([]byte, error) { return appendRecord(b, p) })
 }
 
-var _ DurableSink = (*JSONLinesFile)(nil)
+// Prepare implements PreparingSink: the page's JSON line.
+func (j *JSONLinesFile) Prepare(_ context.Context, p *Page) (Prepared, error) {
+	b, err := appendRecord(nil, p)
+	if err != nil {
+		return nil, err
+	}
+	return preparedLines{j.lineFile, b}, nil
+}
+
+var _ PreparingSink = (*JSONLinesFile)(nil)
 
 // IndexSink adds every page's title and text to an index shard, except
 // pages that say noindex. Safe for concurrent use (the Shard is).
@@ -557,6 +608,31 @@ func (s *IndexDirSink) Write(_ context.Context, p *Page) error {
 	return s.Dir.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
 }
 
+// Prepare implements PreparingSink: the page's text is analysed
+// (index.Dir.Prepare), so that only the insertion waits for the lock.
+func (s *IndexDirSink) Prepare(_ context.Context, p *Page) (Prepared, error) {
+	if p.Document == nil || p.Document.NoIndex {
+		return preparedNothing{}, nil
+	}
+	d, err := s.Dir.Prepare(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
+	if err != nil {
+		return nil, err
+	}
+	return preparedDoc{s.Dir, d}, nil
+}
+
+type preparedDoc struct {
+	dir *index.Dir
+	d   *index.PreparedDoc
+}
+
+func (p preparedDoc) Write() error { return p.dir.AddPrepared(p.d) }
+
+// preparedNothing is a page a PreparingSink keeps nothing of.
+type preparedNothing struct{}
+
+func (preparedNothing) Write() error { return nil }
+
 // Position implements DurableSink (index.Dir.Position).
 func (s *IndexDirSink) Position() ([]byte, error) { return s.Dir.Position() }
 
@@ -566,4 +642,4 @@ func (s *IndexDirSink) Rewind(pos []byte) error { return s.Dir.Rewind(pos) }
 // Close implements Sink; the Dir stays open.
 func (s *IndexDirSink) Close() error { return nil }
 
-var _ DurableSink = (*IndexDirSink)(nil)
+var _ PreparingSink = (*IndexDirSink)(nil)
