@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"sync"
@@ -94,6 +95,11 @@ func startStatus(addr string) (*statusServer, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.HandleFunc("GET /metrics", s.metrics)
+	// The Go profiler, for an operator asking where a crawl's time or
+	// memory goes: go tool pprof http://ADDR/debug/pprof/heap
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", longWrite(pprof.Profile))
+	mux.HandleFunc("GET /debug/pprof/trace", longWrite(pprof.Trace))
 	s.srv = &http.Server{
 		Handler:           http.MaxBytesHandler(mux, 1<<10),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -104,6 +110,15 @@ func startStatus(addr string) (*statusServer, error) {
 	}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// longWrite lifts the server's write timeout for a handler that streams
+// for as long as its request asks (a CPU profile, a trace).
+func longWrite(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		h(w, r)
+	}
 }
 
 func (s *statusServer) Addr() string { return s.ln.Addr().String() }
