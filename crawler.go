@@ -340,16 +340,14 @@ func (c *Crawler) closeSinks() {
 // of URLs queued.
 func (c *Crawler) load(ctx context.Context) (int, error) {
 	// The hosts being contacted when the last run ended.
-	contacts := make(map[string]time.Time)
+	var contacts map[string]time.Time
 	if rec, ok := c.cfg.State.(ContactRecorder); ok {
 		cs, err := rec.Contacts()
+		if err == nil {
+			contacts, err = c.openContacts(ctx, cs)
+		}
 		if err != nil {
 			return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
-		}
-		for _, ct := range cs {
-			if ct.Until.After(contacts[ct.Key]) {
-				contacts[ct.Key] = ct.Until
-			}
 		}
 	}
 	if len(contacts) > 0 {
@@ -466,6 +464,32 @@ func (c *Crawler) holdBack(ctx context.Context, batch []frontier.URL, contacts m
 	return nil
 }
 
+// openContacts returns, of the contacts the last run left, those whose
+// outcome was never committed (no host record's gap started at or after
+// them) and that still hold their host back: the latest time per key.
+func (c *Crawler) openContacts(ctx context.Context, cs []Contact) (map[string]time.Time, error) {
+	q := &Lookup{}
+	for _, ct := range cs {
+		q.Keys = append(q.Keys, ct.Key)
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	open := make(map[string]time.Time)
+	for i, ct := range cs {
+		r := q.Records[i]
+		committed := !r.Next.IsZero() && !r.Next.Add(-r.Gap).Before(ct.At)
+		if committed || !ct.Until.After(now) {
+			continue
+		}
+		if ct.Until.After(open[ct.Key]) {
+			open[ct.Key] = ct.Until
+		}
+	}
+	return open, nil
+}
+
 // saveContacts commits the contacts the last run left as host records:
 // each host's next contact becomes the later of its saved one and the
 // contact's, and its gap at least the time from now to the latter.
@@ -566,7 +590,8 @@ func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 			return
 		}
 		if rec != nil {
-			if err := rec.Contacting(i, hostKey(l.URL.URL), c.contactUntil(l)); err != nil {
+			now := time.Now()
+			if err := rec.Contacting(i, Contact{Key: hostKey(l.URL.URL), At: now, Until: c.contactUntil(l, now)}); err != nil {
 				c.fail(fmt.Errorf("crawlkit: recording a contact: %w", err))
 				c.pages.release(false)
 				return
@@ -583,14 +608,14 @@ func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 // process dies during the lease's requests: the host's Crawl-delay when
 // its robots.txt is cached, else (robots.txt will be fetched first, its
 // Crawl-delay unknown) the most a Crawl-delay can ask, within MaxDelay.
-func (c *Crawler) contactUntil(l *frontier.Lease) time.Time {
+func (c *Crawler) contactUntil(l *frontier.Lease, now time.Time) time.Time {
 	gap := min(c.cfg.MaxDelay, maxCrawlDelay)
 	if u, err := url.Parse(l.URL.URL); err == nil {
 		if v, ok := c.robots.Peek(u); ok {
 			gap = v.CrawlDelay
 		}
 	}
-	return time.Now().Add(max(gap, c.cfg.MinDelay))
+	return now.Add(max(gap, c.cfg.MinDelay))
 }
 
 // maxCrawlDelay is the robots.Cache's default cap on Crawl-delay.

@@ -299,3 +299,69 @@ type localSplitter struct{ done atomic.Bool }
 func (*localSplitter) Local(string) bool                          { return true }
 func (*localSplitter) Send(context.Context, []frontier.URL) error { return nil }
 func (s *localSplitter) Idle() bool                               { return s.done.Load() }
+
+// TestResumeKeepsGaps: a resumed crawl contacts no host before its saved
+// next contact, nor before the time a contact left uncommitted by the
+// last run asks, while a contact the last run did commit holds nothing
+// back; a host reached only by a new link is held too.
+func TestResumeKeepsGaps(t *testing.T) {
+	ctx := context.Background()
+	state := NewMemState()
+	start := time.Now()
+	const gapA, untilB = 300 * time.Millisecond, 400 * time.Millisecond
+	pending := func(u string) Pending { return Pending{URL: frontier.URL{URL: u}} }
+	if err := state.Commit(ctx, &Txn{
+		Add: []Pending{pending("http://a.test/"), pending("http://b.test/"), pending("http://c.test/")},
+		Keys: []KeyDelta{
+			{Key: "h:a.test", Admitted: 1, Next: start.Add(gapA), Gap: gapA},
+			{Key: "h:c.test", Admitted: 1, Next: start.Add(10 * time.Millisecond), Gap: 10 * time.Millisecond},
+			{Key: "h:d.test", Next: start.Add(gapA), Gap: gapA}, // contacted before, nothing pending
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// b.test was being contacted at the kill; c.test's contact was
+	// committed since (its gap starts after it).
+	state.Contacting(0, Contact{Key: "h:b.test", At: start, Until: start.Add(untilB)})
+	state.Contacting(1, Contact{Key: "h:c.test", At: start.Add(-time.Second), Until: start.Add(10 * time.Second)})
+
+	var mu sync.Mutex
+	first := map[string]time.Time{}
+	site := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+		mu.Lock()
+		if _, ok := first[req.URL.Host]; !ok {
+			first[req.URL.Host] = time.Now()
+		}
+		mu.Unlock()
+		r := &fetch.Response{URL: req.URL, Status: 404, Header: http.Header{}}
+		if req.URL.Path == "/" {
+			r.Status, r.ContentType = 200, "text/html"
+			r.Body = []byte(`<title>` + req.URL.Host + `</title><p>words of ` + req.URL.Host + `</p><a href="http://d.test/">d</a>`)
+		}
+		return r, nil
+	})
+	runConfig(t, ctx, Config{Fetcher: site, Workers: 4, DelayFactor: -1, State: state, Logger: quietLogger()})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, tc := range []struct {
+		host   string
+		min    time.Duration
+		maxLag time.Duration
+	}{
+		{"a.test", gapA, 0},
+		{"b.test", untilB, 0},
+		{"c.test", 0, 2 * time.Second},
+		{"d.test", gapA, 0},
+	} {
+		at, ok := first[tc.host]
+		if !ok {
+			t.Errorf("%s never contacted", tc.host)
+			continue
+		}
+		if d := at.Sub(start); d < tc.min {
+			t.Errorf("%s first contacted %v after the start, want ≥ %v", tc.host, d, tc.min)
+		} else if tc.maxLag > 0 && d > tc.maxLag {
+			t.Errorf("%s first contacted %v after the start: held back by a contact that was committed", tc.host, d)
+		}
+	}
+}

@@ -155,18 +155,20 @@ type ContentStorer interface {
 // Contacting: the keys it reports are held back until their time. crawldb
 // implements it with one write of a fixed-size slot per lease.
 type ContactRecorder interface {
-	// Contacting records that worker w is about to contact key, which
-	// must then not be contacted again before until unless a commit says
-	// otherwise. It must be cheap and safe for concurrent use by distinct
-	// workers.
-	Contacting(w int, key string, until time.Time) error
+	// Contacting records that worker w is about to contact c.Key. It
+	// must be cheap and safe for concurrent use by distinct workers.
+	Contacting(w int, c Contact) error
 	// Contacts returns the records of the last run.
 	Contacts() ([]Contact, error)
 }
 
-// Contact is a record of ContactRecorder.
+// Contact is a record of ContactRecorder: at At, the key was about to be
+// contacted, and must then not be contacted again before Until unless a
+// commit made after At (a host record whose gap started at or after At)
+// says when.
 type Contact struct {
 	Key   string
+	At    time.Time
 	Until time.Time
 }
 
@@ -208,7 +210,7 @@ var (
 )
 
 // Contacting implements ContactRecorder.
-func (s *MemState) Contacting(w int, key string, until time.Time) error {
+func (s *MemState) Contacting(w int, c Contact) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -217,7 +219,7 @@ func (s *MemState) Contacting(w int, key string, until time.Time) error {
 	if s.contacts == nil {
 		s.contacts = make(map[int]Contact)
 	}
-	s.contacts[w] = Contact{Key: key, Until: until}
+	s.contacts[w] = c
 	return nil
 }
 

@@ -18,12 +18,13 @@ import (
 // between workers; Open reads the slots of the last run before any is
 // written again.
 //
-// Slot: CRC-32C of the rest (4 bytes), key length (2), until in Unix
-// nanoseconds (8), the key. A slot that fails its checksum (never
-// written, or torn) is skipped.
+// Slot: CRC-32C of the rest (4 bytes), key length (2), at and until in
+// Unix nanoseconds (8 each), the key. A slot that fails its checksum
+// (never written, or torn) is skipped.
 const (
 	contactSlot   = 512
-	contactKeyMax = contactSlot - 14
+	contactHead   = 22
+	contactKeyMax = contactSlot - contactHead
 	maxWorkers    = 1 << 16
 )
 
@@ -58,25 +59,31 @@ func openContacts(path string) (*contacts, error) {
 
 func decodeContact(b []byte) (crawlkit.Contact, bool) {
 	n := int(binary.LittleEndian.Uint16(b[4:]))
-	if n == 0 || n > contactKeyMax || crc32.Checksum(b[4:14+n], castagnoli) != binary.LittleEndian.Uint32(b) {
+	if n == 0 || n > contactKeyMax || crc32.Checksum(b[4:contactHead+n], castagnoli) != binary.LittleEndian.Uint32(b) {
 		return crawlkit.Contact{}, false
 	}
-	return crawlkit.Contact{Key: string(b[14 : 14+n]), Until: time.Unix(0, int64(binary.LittleEndian.Uint64(b[6:])))}, true
+	return crawlkit.Contact{
+		Key:   string(b[contactHead : contactHead+n]),
+		At:    time.Unix(0, int64(binary.LittleEndian.Uint64(b[6:]))),
+		Until: time.Unix(0, int64(binary.LittleEndian.Uint64(b[14:]))),
+	}, true
 }
 
 // record writes worker w's slot.
-func (c *contacts) record(w int, key string, until time.Time) error {
+func (c *contacts) record(w int, ct crawlkit.Contact) error {
 	if w < 0 || w >= maxWorkers {
 		return fmt.Errorf("crawldb: worker %d out of range", w)
 	}
+	key := ct.Key
 	if len(key) > contactKeyMax {
 		key = key[:contactKeyMax] // a prefix of a key matches none: the record is lost, not wrong
 	}
 	var b [contactSlot]byte
 	binary.LittleEndian.PutUint16(b[4:], uint16(len(key)))
-	binary.LittleEndian.PutUint64(b[6:], uint64(until.UnixNano()))
-	copy(b[14:], key)
-	binary.LittleEndian.PutUint32(b[:], crc32.Checksum(b[4:14+len(key)], castagnoli))
+	binary.LittleEndian.PutUint64(b[6:], uint64(ct.At.UnixNano()))
+	binary.LittleEndian.PutUint64(b[14:], uint64(ct.Until.UnixNano()))
+	copy(b[contactHead:], key)
+	binary.LittleEndian.PutUint32(b[:], crc32.Checksum(b[4:contactHead+len(key)], castagnoli))
 	_, err := c.f.WriteAt(b[:], int64(w)*contactSlot)
 	return err
 }

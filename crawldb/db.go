@@ -155,12 +155,12 @@ var (
 // Contacting implements crawlkit.ContactRecorder: one positional write of
 // worker w's slot in the contacts file, which survives a kill like the
 // commit log.
-func (d *DB) Contacting(w int, key string, until time.Time) error {
+func (d *DB) Contacting(w int, c crawlkit.Contact) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.closeMu.RUnlock()
-	return d.contacts.record(w, key, until)
+	return d.contacts.record(w, c)
 }
 
 // Contacts implements crawlkit.ContactRecorder: the slots the last run

@@ -50,16 +50,16 @@ func TestContacts(t *testing.T) {
 	if cs, err := db.Contacts(); err != nil || len(cs) != 0 {
 		t.Fatalf("a new DB reports contacts %v, %v", cs, err)
 	}
-	until := time.Unix(1e9, 5)
+	at, until := time.Unix(1e9, 3), time.Unix(1e9, 5)
 	for w, k := range []string{"h:a.test", "h:b.test", "h:c.test"} {
-		if err := db.Contacting(w, k, until.Add(time.Duration(w)*time.Second)); err != nil {
+		if err := db.Contacting(w, crawlkit.Contact{Key: k, At: at, Until: until.Add(time.Duration(w) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Contacting(1, "h:d.test", until); err != nil { // overwrites worker 1's
+	if err := db.Contacting(1, crawlkit.Contact{Key: "h:d.test", At: at, Until: until}); err != nil { // overwrites worker 1's
 		t.Fatal(err)
 	}
-	if err := db.Contacting(-1, "h:x.test", until); err == nil {
+	if err := db.Contacting(-1, crawlkit.Contact{Key: "h:x.test", At: at, Until: until}); err == nil {
 		t.Error("a negative worker was accepted")
 	}
 	if err := db.Close(); err != nil {
@@ -71,12 +71,12 @@ func TestContacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []crawlkit.Contact{{Key: "h:a.test", Until: until}, {Key: "h:d.test", Until: until}, {Key: "h:c.test", Until: until.Add(2 * time.Second)}}
+	want := []crawlkit.Contact{{Key: "h:a.test", At: at, Until: until}, {Key: "h:d.test", At: at, Until: until}, {Key: "h:c.test", At: at, Until: until.Add(2 * time.Second)}}
 	if len(cs) != len(want) {
 		t.Fatalf("contacts %v, want %v", cs, want)
 	}
 	for i := range want {
-		if cs[i].Key != want[i].Key || !cs[i].Until.Equal(want[i].Until) {
+		if cs[i].Key != want[i].Key || !cs[i].Until.Equal(want[i].Until) || !cs[i].At.Equal(want[i].At) {
 			t.Errorf("contact %d = %v, want %v", i, cs[i], want[i])
 		}
 	}
