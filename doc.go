@@ -25,9 +25,23 @@
 // guards), and through the "URL seen?" test; the links that survive are
 // added to the frontier, whose prioritizer chooses their front queue. The
 // text feeds an inverted index and the links a web graph; a housekeeping
-// goroutine reports progress, decides termination and checkpoints. In a
-// cluster (Figure 20.2), a host splitter after the URL filter sends each URL
-// to the node that owns its host.
+// goroutine reports progress and decides termination. In a cluster
+// (Figure 20.2), a host splitter after the URL filter sends each URL to the
+// node that owns its host.
+//
+// # Durability
+//
+// A crawl's State holds what it must not lose: the URLs still to fetch,
+// the URL-seen set, a record per host and per registrable domain (URLs
+// admitted, next contact) and the crawl's progress. Each page is
+// committed to it in one Txn, under a lock that also covers the page's
+// records in the DurableSinks (WARC, JSON Lines, link log, index) and
+// their positions, so the outputs and the state never disagree: a crawl
+// killed at any instant is resumed by a new Crawler's Run on the same
+// State, which rewinds every DurableSink to the last committed page and
+// keeps the hosts' politeness gaps. Package crawldb keeps the State on
+// disk with bounded memory; MemState keeps it in memory; without one a
+// crawl keeps nothing to resume.
 //
 // # Packages
 //
@@ -55,6 +69,8 @@
 //     search over the nodes' index shards.
 //   - warc: WARC 1.1 files, the crawler's archive, and a Fetcher that
 //     replays them.
+//   - crawldb: the crawl's State on disk (Pebble), safe against a kill at
+//     any instant; statetest: the conformance suite of State.
 //
 // # Using the crawler
 //
@@ -62,14 +78,23 @@
 // its seeds; sinks receive the pages:
 //
 //	c, err := crawlkit.New(crawlkit.Config{
-//		Seeds:       []string{"https://example.com/"},
-//		MaxPages:    1000,
-//		CheckpointDir: "crawl/checkpoint", // resumable, even after a kill
-//		Sinks:       []crawlkit.Sink{crawlkit.NewJSONLines(os.Stdout)},
+//		Seeds:    []string{"https://example.com/"},
+//		MaxPages: 1000,
+//		Sinks:    []crawlkit.Sink{crawlkit.NewJSONLines(os.Stdout)},
 //	})
 //	if err != nil { ... }
 //	stats, err := c.Run(ctx)
 //	fmt.Println(stats.Summary())
+//
+// A crawl that must survive a kill keeps its state and its outputs on disk:
+//
+//	db, err := crawldb.Open("crawl/state", nil) // locks the directory
+//	if err != nil { ... }
+//	defer db.Close()
+//	pages, err := crawlkit.OpenJSONLines("crawl/pages.jsonl")
+//	if err != nil { ... }
+//	c, err := crawlkit.New(crawlkit.Config{Seeds: seeds, State: db, Sinks: []crawlkit.Sink{pages}})
+//	// ... Run; after a kill, the same program resumes where it stopped.
 //
 // Every URL ends in exactly one Outcome (fetched, duplicate content,
 // robots-denied, filtered with its reason, ...), counted in Stats.

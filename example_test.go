@@ -56,3 +56,44 @@ func ExampleSinkFunc() {
 	})
 	_ = crawlkit.Config{Sinks: []crawlkit.Sink{titles}}
 }
+
+// ExampleMemState stops a crawl after its first pages and resumes it with
+// a new Crawler on the same State: the second run fetches only what the
+// first left, and the counters carry on.
+func ExampleMemState() {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 2, Hosts: 4, MeanPages: 5, CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond,
+		ChangePeriods: []time.Duration{0}})
+	defer web.Close()
+	state := crawlkit.NewMemState()
+	run := func(maxPages int64) crawlkit.Stats {
+		c, err := crawlkit.New(crawlkit.Config{
+			Seeds: web.Seeds(),
+			State: state,
+			Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
+				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+			}),
+			AllowPrivate:    true,
+			MaxPages:        maxPages, // the crawl's total, across runs
+			MaxPagesPerHost: 30,       // the simulated web's traps stop there
+			MaxRetries:      -1,
+			Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err != nil {
+			panic(err)
+		}
+		stats, err := c.Run(context.Background())
+		if err != nil {
+			panic(err)
+		}
+		return stats
+	}
+	first := run(5)
+	second := run(0)
+	fmt.Println("first run stopped at:", first.Pages())
+	fmt.Println("second run went on:", second.Pages() > first.Pages())
+	fmt.Println("every queued URL has an outcome:", second.Finished() == second.Outcomes[crawlkit.Queued])
+	// Output:
+	// first run stopped at: 5
+	// second run went on: true
+	// every queued URL has an outcome: true
+}
