@@ -45,7 +45,7 @@ var _ WireSink = (*WARCSink)(nil)
 
 // NewWARCSink opens a WARC writer with opts (Dir is required).
 func NewWARCSink(opts warc.WriterOptions) (*WARCSink, error) {
-	w, err := warc.NewWriter(opts)
+	w, err := warc.NewWriter(&opts)
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,7 @@ func readWARC(t *testing.T, files []string) []*warc.Record {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rd, err := warc.NewReader(fh, warc.ReaderOptions{})
+		rd, err := warc.NewReader(fh, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@
 // warcinfo record, each record its own gzip member (".warc.gz"), so a
 // record can be read from its offset alone:
 //
-//	w, err := warc.NewWriter(warc.WriterOptions{Dir: "out/warc"})
+//	w, err := warc.NewWriter(&warc.WriterOptions{Dir: "out/warc"})
 //	...
 //	file, off, err := w.WriteExchange(url, ip, time.Now(), rawRequest, rawResponse, nil)
 //	...
@@ -41,7 +41,7 @@
 // the whole file), bounding header and block sizes; malformed input is an
 // [*Error] wrapping [ErrFormat], never a panic:
 //
-//	rd, err := warc.NewReader(f, warc.ReaderOptions{})
+//	rd, err := warc.NewReader(f, nil) // nil: default size bounds
 //	for rec, err := range rd.All() { ... }
 //
 // The Go WARC libraries are not used: the module proxy here does not serve

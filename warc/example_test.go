@@ -13,7 +13,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "warc")
 	defer os.RemoveAll(dir)
 
-	w, err := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	w, err := warc.NewWriter(&warc.WriterOptions{Dir: dir})
 	if err != nil {
 		panic(err)
 	}
@@ -27,7 +27,7 @@ func Example() {
 
 	f, _ := os.Open(file)
 	defer f.Close()
-	rd, _ := warc.NewReader(f, warc.ReaderOptions{})
+	rd, _ := warc.NewReader(f, nil)
 	for rec, err := range rd.All() {
 		if err != nil {
 			panic(err)
@@ -48,7 +48,7 @@ func ExampleWriter_Rewind() {
 	defer os.RemoveAll(dir)
 	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello")
 
-	w, _ := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	w, _ := warc.NewWriter(&warc.WriterOptions{Dir: dir})
 	committed, _ := w.Position() // before the first page
 	for _, u := range []string{"http://example.test/1", "http://example.test/2"} {
 		w.WriteExchange(u, "", time.Now(), nil, resp, nil)
@@ -57,7 +57,7 @@ func ExampleWriter_Rewind() {
 	w.WriteExchange("http://example.test/3", "", time.Now(), nil, resp, nil)
 	// Killed here: page 3 was written, not committed.
 
-	w, _ = warc.NewWriter(warc.WriterOptions{Dir: dir})
+	w, _ = warc.NewWriter(&warc.WriterOptions{Dir: dir})
 	if err := w.Rewind(committed); err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func ExampleWriter_Rewind() {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
 	for _, name := range files {
 		f, _ := os.Open(name)
-		rd, _ := warc.NewReader(f, warc.ReaderOptions{})
+		rd, _ := warc.NewReader(f, nil)
 		for rec, err := range rd.All() {
 			if err != nil {
 				panic(err)

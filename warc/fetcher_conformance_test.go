@@ -28,7 +28,7 @@ func TestReplayFetcherConformance(t *testing.T) {
 			fetchertest.Run(t, fetchertest.Harness{
 				Skip: map[string]string{"NotHTTP": "Replay fails a URL that is not absolute http(s) with ErrNotArchived, not a KindBadURL error wrapping ErrScheme"},
 				New: func(t *testing.T, web *fetchtest.Web) fetch.Fetcher {
-					w, err := warc.NewWriter(warc.WriterOptions{Dir: t.TempDir(), Uncompressed: uncompressed})
+					w, err := warc.NewWriter(&warc.WriterOptions{Dir: t.TempDir(), Uncompressed: uncompressed})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -267,7 +267,7 @@ func openPosition(path string, p position) (*os.File, error) {
 	if s, err := fileSeries(io.NewSectionReader(f, 0, p.end)); err != nil || s != p.series {
 		return fail(lost("the file is not of series %s", p.series))
 	}
-	rd, err := NewReader(io.NewSectionReader(f, p.last, p.end-p.last), ReaderOptions{})
+	rd, err := NewReader(io.NewSectionReader(f, p.last, p.end-p.last), nil)
 	n := 0
 	for err == nil {
 		if _, err = rd.Next(); err == nil {
@@ -293,7 +293,7 @@ func readSeries(path string) (string, error) {
 // fileSeries returns the crawlkit-series field of the warcinfo record r
 // starts with.
 func fileSeries(r io.Reader) (string, error) {
-	rd, err := NewReader(r, ReaderOptions{MaxBlockBytes: 1 << 20})
+	rd, err := NewReader(r, &ReaderOptions{MaxBlockBytes: 1 << 20})
 	if err != nil {
 		return "", err
 	}

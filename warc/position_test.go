@@ -39,7 +39,7 @@ func TestRewind(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			opts := WriterOptions{Dir: dir, MaxFileSize: tt.max, Uncompressed: tt.uncompressed}
-			w, err := NewWriter(opts)
+			w, err := NewWriter(&opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestRewind(t *testing.T) {
 			// w is abandoned without Close, as by a kill.
 			var foreign []string
 			if tt.foreign {
-				fw, err := NewWriter(opts)
+				fw, err := NewWriter(&opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,7 +68,7 @@ func TestRewind(t *testing.T) {
 				foreign = pageURLs("other.sim.test", 0, 4)
 			}
 
-			w2, err := NewWriter(opts)
+			w2, err := NewWriter(&opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func TestRewindTwice(t *testing.T) {
 	next := 0
 	var pos []byte
 	for run := range 3 {
-		w, err := NewWriter(opts)
+		w, err := NewWriter(&opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +238,7 @@ func TestRewindRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := NewWriter(WriterOptions{Dir: dir})
+			w, err := NewWriter(&WriterOptions{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,7 +255,7 @@ func TestRewindRefused(t *testing.T) {
 			token := tt.token(t, s)
 			before := snapshot(t, dir)
 
-			w2, err := NewWriter(WriterOptions{Dir: dir})
+			w2, err := NewWriter(&WriterOptions{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +273,7 @@ func TestRewindRefused(t *testing.T) {
 
 func TestRewindAfterWrite(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir})
+	w, err := NewWriter(&WriterOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestRewindAfterWrite(t *testing.T) {
 // Rewind(nil) names no series, so it removes nothing.
 func TestRewindNil(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir, MaxFileSize: 1})
+	w, err := NewWriter(&WriterOptions{Dir: dir, MaxFileSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestRewindNil(t *testing.T) {
 		page(t, w, "h.sim.test", i)
 	}
 	before := snapshot(t, dir)
-	w2, err := NewWriter(WriterOptions{Dir: dir})
+	w2, err := NewWriter(&WriterOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestFailedWriteUndone(t *testing.T) {
 	for _, after := range []int{0, 10, 300, 700} {
 		t.Run(fmt.Sprintf("fail after %d bytes", after), func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := NewWriter(WriterOptions{Dir: dir})
+			w, err := NewWriter(&WriterOptions{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +366,7 @@ func TestFailedWriteUndone(t *testing.T) {
 // A failed write that cannot be cut off breaks the Writer: later writes
 // and Position fail rather than bury the partial write.
 func TestFailedUndoBreaksWriter(t *testing.T) {
-	w, err := NewWriter(WriterOptions{Dir: t.TempDir()})
+	w, err := NewWriter(&WriterOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestFailedUndoBreaksWriter(t *testing.T) {
 }
 
 func FuzzPosition(f *testing.F) {
-	w, err := NewWriter(WriterOptions{Dir: f.TempDir()})
+	w, err := NewWriter(&WriterOptions{Dir: f.TempDir()})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func FuzzPosition(f *testing.F) {
 }
 
 func BenchmarkPosition(b *testing.B) {
-	w, err := NewWriter(WriterOptions{Dir: b.TempDir()})
+	w, err := NewWriter(&WriterOptions{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -442,7 +442,7 @@ func BenchmarkPosition(b *testing.B) {
 // exchanges: the write before it reads back as one whole exchange.
 func TestPositionConcurrent(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir, MaxFileSize: 4000})
+	w, err := NewWriter(&WriterOptions{Dir: dir, MaxFileSize: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestPositionConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rd, err := NewReader(io.NewSectionReader(f, p.last, p.end-p.last), ReaderOptions{})
+		rd, err := NewReader(io.NewSectionReader(f, p.last, p.end-p.last), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

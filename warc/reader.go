@@ -61,15 +61,21 @@ type Reader struct {
 }
 
 // NewReader returns a Reader over r, detecting gzip by its magic bytes.
-func NewReader(r io.Reader, opts ReaderOptions) (*Reader, error) {
-	if opts.MaxHeaderBytes <= 0 {
-		opts.MaxHeaderBytes = 64 << 10
+// opts may be nil: every field takes its default. The options are copied,
+// so the caller may change or reuse them afterwards.
+func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
 	}
-	if opts.MaxBlockBytes <= 0 {
-		opts.MaxBlockBytes = 64 << 20
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 64 << 10
+	}
+	if o.MaxBlockBytes <= 0 {
+		o.MaxBlockBytes = 64 << 20
 	}
 	src := &byteCounter{r: bufio.NewReaderSize(r, 64<<10)}
-	rd := &Reader{opts: opts, src: src}
+	rd := &Reader{opts: o, src: src}
 	magic, err := src.r.Peek(2)
 	if err != nil && len(magic) == 0 {
 		if err == io.EOF {

@@ -60,7 +60,7 @@ func Repair(path string) (kept int64, err error) {
 // that holds its complete records, or an error if r is damaged other than
 // by a torn tail.
 func completeRecords(r io.Reader, size int64) (int64, error) {
-	rd, err := NewReader(r, ReaderOptions{})
+	rd, err := NewReader(r, nil)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return 0, nil // a torn first gzip header

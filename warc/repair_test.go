@@ -14,7 +14,7 @@ func TestRepair(t *testing.T) {
 	for _, uncompressed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("uncompressed=%v", uncompressed), func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := NewWriter(WriterOptions{Dir: dir, Uncompressed: uncompressed})
+			w, err := NewWriter(&WriterOptions{Dir: dir, Uncompressed: uncompressed})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -139,7 +139,7 @@ func (r *Replay) add(path string) error {
 	r.files = append(r.files, rf)
 	fi := int32(len(r.files) - 1)
 
-	rd, err := NewReader(io.NewSectionReader(f, 0, rf.size), r.opts.Reader)
+	rd, err := NewReader(io.NewSectionReader(f, 0, rf.size), &r.opts.Reader)
 	if err != nil {
 		return fileErr(path, err)
 	}
@@ -234,7 +234,7 @@ func (r *Replay) read(rf *replayFile, off int64) (*Record, error) {
 	} else {
 		src = io.NewSectionReader(rf.f, off, rf.size-off)
 	}
-	rd, err := NewReader(src, r.opts.Reader)
+	rd, err := NewReader(src, &r.opts.Reader)
 	if err != nil {
 		return nil, err
 	}

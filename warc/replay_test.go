@@ -45,7 +45,7 @@ func writeArchive(t testing.TB, opts warc.WriterOptions, pages [][2]string, meta
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	w, err := warc.NewWriter(opts)
+	w, err := warc.NewWriter(&opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestReplayReproducesCrawl(t *testing.T) {
 func ExampleReplay() {
 	dir, _ := os.MkdirTemp("", "replay")
 	defer os.RemoveAll(dir)
-	w, _ := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	w, _ := warc.NewWriter(&warc.WriterOptions{Dir: dir})
 	w.WriteExchange("http://example.test/", "", time.Now(), nil,
 		[]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>Archived</title>"), nil)
 	w.Close()
@@ -462,7 +462,7 @@ func BenchmarkReplayFetch(b *testing.B) {
 // carries no WARC-Truncated field.
 func TestReplayTruncatedRecord(t *testing.T) {
 	dir := t.TempDir()
-	w, err := warc.NewWriter(warc.WriterOptions{Dir: dir})
+	w, err := warc.NewWriter(&warc.WriterOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestReplayTruncatedRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	rd, err := warc.NewReader(fh, warc.ReaderOptions{})
+	rd, err := warc.NewReader(fh, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

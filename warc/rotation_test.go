@@ -88,7 +88,7 @@ func TestNamesAcrossRestarts(t *testing.T) {
 				dir := t.TempDir()
 				var written []string
 				for i, now := range tt.clocks {
-					w, err := NewWriter(WriterOptions{Dir: dir, Uncompressed: uncompressed, Now: func() time.Time { return now }})
+					w, err := NewWriter(&WriterOptions{Dir: dir, Uncompressed: uncompressed, Now: func() time.Time { return now }})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -118,7 +118,7 @@ func TestNamesAcrossRestarts(t *testing.T) {
 func TestNameTaken(t *testing.T) {
 	dir := t.TempDir()
 	now := func() time.Time { return when }
-	w, err := NewWriter(WriterOptions{Dir: dir, Now: now})
+	w, err := NewWriter(&WriterOptions{Dir: dir, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestExchangeNeverSplit(t *testing.T) {
 		for _, uncompressed := range []bool{false, true} {
 			t.Run(fmt.Sprintf("max=%d/uncompressed=%v", size, uncompressed), func(t *testing.T) {
 				dir := t.TempDir()
-				w, err := NewWriter(WriterOptions{Dir: dir, MaxFileSize: size, Uncompressed: uncompressed})
+				w, err := NewWriter(&WriterOptions{Dir: dir, MaxFileSize: size, Uncompressed: uncompressed})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,7 +176,7 @@ func TestExchangeNeverSplit(t *testing.T) {
 // in one file, and each one is there once.
 func TestEncodedInParallel(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir, MaxFileSize: 4 << 10})
+	w, err := NewWriter(&WriterOptions{Dir: dir, MaxFileSize: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

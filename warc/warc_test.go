@@ -27,7 +27,7 @@ func readAll(t *testing.T, path string) []*Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := NewReader(f, ReaderOptions{})
+	rd, err := NewReader(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestWriteExchangeRoundTrip(t *testing.T) {
 	for _, uncompressed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("uncompressed=%v", uncompressed), func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := NewWriter(WriterOptions{Dir: dir, Uncompressed: uncompressed, Now: func() time.Time { return when }})
+			w, err := NewWriter(&WriterOptions{Dir: dir, Uncompressed: uncompressed, Now: func() time.Time { return when }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func types(recs []*Record) string {
 // member per record, and what a replay index relies on.
 func TestSeekToOffset(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir})
+	w, err := NewWriter(&WriterOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestSeekToOffset(t *testing.T) {
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			t.Fatal(err)
 		}
-		rd, err := NewReader(f, ReaderOptions{})
+		rd, err := NewReader(f, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestSeekToOffset(t *testing.T) {
 
 func TestRotation(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir, MaxFileSize: 2000})
+	w, err := NewWriter(&WriterOptions{Dir: dir, MaxFileSize: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestWholeFileGzip(t *testing.T) {
 	gw := gzip.NewWriter(&z)
 	gw.Write(plain.Bytes())
 	gw.Close()
-	rd, err := NewReader(&z, ReaderOptions{})
+	rd, err := NewReader(&z, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rd, err := NewReader(strings.NewReader(tt.in), ReaderOptions{MaxBlockBytes: tt.max})
+			rd, err := NewReader(strings.NewReader(tt.in), &ReaderOptions{MaxBlockBytes: tt.max})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,7 @@ func TestCorruptGzip(t *testing.T) {
 	rw.Write(r)
 	b := buf.Bytes()
 	b[len(b)-6] ^= 0xff // the CRC-32 in the gzip trailer
-	rd, err := NewReader(bytes.NewReader(b), ReaderOptions{})
+	rd, err := NewReader(bytes.NewReader(b), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,12 +279,41 @@ func TestInvalidHeaderFieldRefused(t *testing.T) {
 }
 
 func TestEmptyInput(t *testing.T) {
-	rd, err := NewReader(strings.NewReader(""), ReaderOptions{})
+	rd, err := NewReader(strings.NewReader(""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rd.Next(); err != io.EOF {
 		t.Fatalf("%v, want io.EOF", err)
+	}
+}
+
+// TestWriterOptions checks the options convention: nil fails with an
+// *Error because Dir is required, and the Writer keeps its own copy.
+func TestWriterOptions(t *testing.T) {
+	var werr *Error
+	if _, err := NewWriter(nil); !errors.As(err, &werr) {
+		t.Fatalf("NewWriter(nil) = %v, want an *Error", err)
+	}
+	dir := t.TempDir()
+	opts := &WriterOptions{Dir: dir, Prefix: "a", Info: map[string]string{"operator": "x"}}
+	w, err := NewWriter(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Prefix, opts.Info["operator"] = "b", "y"
+	if _, _, err := w.WriteExchange("http://x/", "", when, rawReq, rawResp, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := w.Files()
+	if len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "a-") {
+		t.Fatalf("files %v, want one named a-...", files)
+	}
+	if got := readAll(t, files[0])[0].Block; !bytes.Contains(got, []byte("operator: x")) {
+		t.Fatalf("warcinfo %q does not hold the operator given at NewWriter", got)
 	}
 }
 
@@ -298,7 +327,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n"))
 	f.Add([]byte("WARC/1.0\r\nContent-Length: 99999999999\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rd, err := NewReader(bytes.NewReader(data), ReaderOptions{MaxBlockBytes: 1 << 20})
+		rd, err := NewReader(bytes.NewReader(data), &ReaderOptions{MaxBlockBytes: 1 << 20})
 		if err != nil {
 			return
 		}
@@ -322,7 +351,7 @@ func FuzzReader(f *testing.F) {
 
 func BenchmarkWriteExchange(b *testing.B) {
 	dir := b.TempDir()
-	w, err := NewWriter(WriterOptions{Dir: dir})
+	w, err := NewWriter(&WriterOptions{Dir: dir})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -352,7 +381,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(n * len(resp)))
 	for b.Loop() {
-		rd, _ := NewReader(bytes.NewReader(data), ReaderOptions{})
+		rd, _ := NewReader(bytes.NewReader(data), nil)
 		for {
 			if _, err := rd.Next(); err != nil {
 				if err != io.EOF {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -255,27 +256,36 @@ const stampLayout = "20060102150405"
 // NewWriter creates opts.Dir if needed and returns a Writer. The first file
 // is created with the first record. Cost: one listing of opts.Dir, to
 // continue the sequence numbers of files already there.
-func NewWriter(opts WriterOptions) (*Writer, error) {
-	if opts.Dir == "" {
+//
+// opts may be nil, but Dir is required: nil, like an empty Dir, fails with
+// an *Error. The options are copied (Info too), so the caller may change or
+// reuse them afterwards.
+func NewWriter(opts *WriterOptions) (*Writer, error) {
+	var o WriterOptions
+	if opts != nil {
+		o = *opts
+		o.Info = maps.Clone(opts.Info)
+	}
+	if o.Dir == "" {
 		return nil, &Error{Op: "open", Err: errors.New("WriterOptions.Dir is empty")}
 	}
-	if opts.Prefix == "" {
-		opts.Prefix = "crawlkit"
+	if o.Prefix == "" {
+		o.Prefix = "crawlkit"
 	}
-	if opts.MaxFileSize <= 0 {
-		opts.MaxFileSize = 1 << 30
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = 1 << 30
 	}
-	if opts.Software == "" {
-		opts.Software = "crawlkit"
+	if o.Software == "" {
+		o.Software = "crawlkit"
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	w := &Writer{opts: opts, series: newSeries()}
-	files, err := listFiles(opts.Dir, opts.Prefix)
+	w := &Writer{opts: o, series: newSeries()}
+	files, err := listFiles(o.Dir, o.Prefix)
 	if err != nil {
 		return nil, err
 	}

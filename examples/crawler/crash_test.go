@@ -265,7 +265,7 @@ func checkOutputs(t *testing.T, dir, report string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rd, err := warc.NewReader(fh, warc.ReaderOptions{})
+		rd, err := warc.NewReader(fh, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
