@@ -134,7 +134,7 @@ func (c *Crawler) assemble() error {
 			}
 			o.Store = st
 		}
-		f, err := frontier.NewMercator(o)
+		f, err := frontier.NewMercator(&o)
 		if err != nil {
 			if o.Store != nil {
 				o.Store.Close()

@@ -57,9 +57,9 @@ func newBench(b *testing.B, impl string, o frontier.Options) benchFrontier {
 	var f benchFrontier
 	var err error
 	if impl == "fifo" {
-		f, err = frontier.NewFIFO(o)
+		f, err = frontier.NewFIFO(&o)
 	} else {
-		f, err = frontier.NewMercator(o)
+		f, err = frontier.NewMercator(&o)
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -208,9 +208,9 @@ func simulateCrawl(b *testing.B, impl string, workers, pages int) (float64, floa
 	}
 	var err error
 	if impl == "fifo" {
-		f, err = frontier.NewFIFO(o)
+		f, err = frontier.NewFIFO(&o)
 	} else {
-		f, err = frontier.NewMercator(o)
+		f, err = frontier.NewMercator(&o)
 	}
 	if err != nil {
 		b.Fatal(err)

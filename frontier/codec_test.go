@@ -98,7 +98,7 @@ func flip(b []byte, i int) []byte {
 
 func TestRestoreIntoMercator(t *testing.T) {
 	us := sampleURLs()
-	m, err := frontier.NewMercator(frontier.Options{})
+	m, err := frontier.NewMercator(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

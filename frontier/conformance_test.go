@@ -10,7 +10,7 @@ import (
 func TestMercatorConformance(t *testing.T) {
 	frontiertest.Run(t, frontiertest.Harness{
 		New: func(t *testing.T, o frontier.Options) frontier.Frontier {
-			m, err := frontier.NewMercator(o)
+			m, err := frontier.NewMercator(&o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -23,7 +23,7 @@ func TestMercatorConformance(t *testing.T) {
 func TestFIFOConformance(t *testing.T) {
 	frontiertest.Run(t, frontiertest.Harness{
 		New: func(t *testing.T, o frontier.Options) frontier.Frontier {
-			f, err := frontier.NewFIFO(o)
+			f, err := frontier.NewFIFO(&o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,7 +32,7 @@ func TestPolitenessOnSimulatedWeb(t *testing.T) {
 	client := w.Client()
 	defer client.CloseIdleConnections()
 
-	f, err := frontier.NewMercator(frontier.Options{Workers: workers, Politeness: frontier.Politeness{K: k}})
+	f, err := frontier.NewMercator(&frontier.Options{Workers: workers, Politeness: frontier.Politeness{K: k}})
 	if err != nil {
 		t.Fatal(err)
 	}

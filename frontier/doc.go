@@ -12,7 +12,7 @@
 // Retry-After) capped by MaxDelay, K = 10 by default. Optional
 // capabilities are separate interfaces: Checkpointer, Poller, Stater, Syncer.
 //
-//	f, _ := frontier.NewMercator(frontier.Options{Workers: 64})
+//	f, _ := frontier.NewMercator(&frontier.Options{Workers: 64})
 //	defer f.Close()
 //	f.Add(ctx, frontier.URL{URL: "https://example.com/"})
 //	for {

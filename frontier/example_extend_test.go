@@ -22,7 +22,7 @@ func ExamplePrioritizer() {
 		return 0
 	})
 	ctx := context.Background()
-	f, err := frontier.NewMercator(frontier.Options{
+	f, err := frontier.NewMercator(&frontier.Options{
 		Workers: 1, BackQueues: 1, FrontQueues: 2, Prioritizer: byAnchor,
 		// The selector picks the high queue whenever it holds a URL.
 		Weights: []float64{1e-9, 1},

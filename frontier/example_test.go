@@ -13,7 +13,7 @@ import (
 // politeness gap after its first fetch has passed, so b.test comes second.
 func Example() {
 	ctx := context.Background()
-	f, err := frontier.NewMercator(frontier.Options{Workers: 1})
+	f, err := frontier.NewMercator(&frontier.Options{Workers: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -28,9 +28,9 @@ func TestFailingStore(t *testing.T) {
 			}
 			var err error
 			if impl == "fifo" {
-				f, err = frontier.NewFIFO(o)
+				f, err = frontier.NewFIFO(&o)
 			} else {
-				f, err = frontier.NewMercator(o)
+				f, err = frontier.NewMercator(&o)
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -69,8 +69,14 @@ func (f *FIFO) Hold(key string, until time.Time) {
 }
 
 // NewFIFO returns a FIFO frontier. URLs found in every queue of a
-// reopened Store are taken over.
-func NewFIFO(o Options) (*FIFO, error) {
+// reopened Store are taken over. opts may be nil: every field takes its
+// default. The options are copied, so the caller may change or reuse them
+// afterwards.
+func NewFIFO(opts *Options) (*FIFO, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	o.ensureDefaults()
 	f := &FIFO{o: o, store: o.Store, clock: o.Clock, hosts: make(map[string]*fifoHost), sweepAt: 1024}
 	for q := 0; q < f.store.Queues(); q++ {

@@ -154,8 +154,14 @@ var (
 )
 
 // NewMercator returns a Mercator frontier. It fails only when a
-// persistent Store cannot be read.
-func NewMercator(o Options) (*Mercator, error) {
+// persistent Store cannot be read. opts may be nil: every field takes its
+// default. The options are copied, so the caller may change or reuse them
+// afterwards.
+func NewMercator(opts *Options) (*Mercator, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	o.ensureDefaults()
 	m := &Mercator{
 		o: o, f: o.FrontQueues, b: o.BackQueues, store: o.Store, clock: o.Clock,

@@ -13,7 +13,7 @@ import (
 
 func newMercator(t *testing.T, o frontier.Options) *frontier.Mercator {
 	t.Helper()
-	m, err := frontier.NewMercator(o)
+	m, err := frontier.NewMercator(&o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func crawlBudget(ctx context.Context, s setup, p *Focus) (result, error) {
 		for i := range weights {
 			weights[i] = math.Pow(focusBias, float64(i))
 		}
-		f, err := frontier.NewMercator(frontier.Options{
+		f, err := frontier.NewMercator(&frontier.Options{
 			FrontQueues: frontierLevels, Workers: s.workers, Prioritizer: p, Weights: weights,
 			Politeness: frontier.Politeness{K: 10, MaxDelay: time.Minute},
 		})

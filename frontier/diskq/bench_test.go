@@ -47,7 +47,7 @@ func BenchmarkDiskEnqueue(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dir := b.TempDir()
-		m, err := diskq.NewMercator(dir, frontier.Options{Workers: 64}, nil)
+		m, err := diskq.NewMercator(dir, &frontier.Options{Workers: 64}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func BenchmarkDiskEnqueue(b *testing.B) {
 func BenchmarkDiskCycle(b *testing.B) {
 	n := *benchN / 4
 	hosts := max(n/10, 1)
-	m, err := diskq.NewMercator(b.TempDir(), frontier.Options{Workers: 64, Politeness: frontier.Politeness{K: -1}}, nil)
+	m, err := diskq.NewMercator(b.TempDir(), &frontier.Options{Workers: 64, Politeness: frontier.Politeness{K: -1}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

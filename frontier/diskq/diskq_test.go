@@ -34,9 +34,9 @@ func (h *harness) open(t *testing.T, dir string, o frontier.Options) frontier.Fr
 	var f frontier.Frontier
 	var err error
 	if h.fifo {
-		f, err = diskq.NewFIFO(dir, o, suite)
+		f, err = diskq.NewFIFO(dir, &o, suite)
 	} else {
-		f, err = diskq.NewMercator(dir, o, suite)
+		f, err = diskq.NewMercator(dir, &o, suite)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestStoreDeferred(t *testing.T) {
 // simulated by copying the synced directory).
 func TestSyncRecoversLeases(t *testing.T) {
 	dir := t.TempDir()
-	m, err := diskq.NewMercator(dir, frontier.Options{Clock: frontiertest.NewFakeClock(frontiertest.Epoch)}, small)
+	m, err := diskq.NewMercator(dir, &frontier.Options{Clock: frontiertest.NewFakeClock(frontiertest.Epoch)}, small)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,12 +223,44 @@ func TestSyncRecoversLeases(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	m2, err := diskq.NewMercator(crash, frontier.Options{Clock: frontiertest.NewFakeClock(frontiertest.Epoch)}, small)
+	m2, err := diskq.NewMercator(crash, &frontier.Options{Clock: frontiertest.NewFakeClock(frontiertest.Epoch)}, small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m2.Close()
 	if st := m2.Stats(); st.Queued != 20 {
 		t.Fatalf("after crash recovery: %d queued, want 20 (15 queued + 5 leased)", st.Queued)
+	}
+}
+
+// TestNilOptions checks the options convention: nil frontier options mean
+// every default, over the store in dir, for both frontiers.
+func TestNilOptions(t *testing.T) {
+	ctx := context.Background()
+	for _, fifo := range []bool{false, true} {
+		dir := t.TempDir()
+		var f interface {
+			frontier.Frontier
+			frontier.Stater
+			io.Closer
+		}
+		var err error
+		if fifo {
+			f, err = diskq.NewFIFO(dir, nil, nil)
+		} else {
+			f, err = diskq.NewMercator(dir, nil, nil)
+		}
+		if err != nil {
+			t.Fatalf("fifo %v: %v", fifo, err)
+		}
+		if err := f.Add(ctx, frontier.URL{URL: "http://a.test/", Key: "a.test"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Stats().Pending(); got != 1 {
+			t.Fatalf("fifo %v: %d pending, want 1", fifo, got)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

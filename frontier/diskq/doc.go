@@ -11,7 +11,7 @@
 // Store implements frontier.DurableStore; NewMercator and NewFIFO wrap it
 // in a frontier:
 //
-//	f, err := diskq.NewMercator("/var/crawl/frontier", frontier.Options{Workers: 64}, nil)
+//	f, err := diskq.NewMercator("/var/crawl/frontier", &frontier.Options{Workers: 64}, nil)
 //	if err != nil {
 //		return err
 //	}

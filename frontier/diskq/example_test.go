@@ -19,7 +19,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	f, err := diskq.NewMercator(dir, frontier.Options{Workers: 1}, nil)
+	f, err := diskq.NewMercator(dir, &frontier.Options{Workers: 1}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -29,7 +29,7 @@ func Example() {
 	f.Next(ctx)                  // one leased when the process stops
 	f.Close()
 
-	f, err = diskq.NewMercator(dir, frontier.Options{Workers: 1}, nil)
+	f, err = diskq.NewMercator(dir, &frontier.Options{Workers: 1}, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -14,7 +14,7 @@
 //	func TestConformance(t *testing.T) {
 //		frontiertest.Run(t, frontiertest.Harness{
 //			New: func(t *testing.T, o frontier.Options) frontier.Frontier {
-//				m, err := frontier.NewMercator(o)
+//				m, err := frontier.NewMercator(&o)
 //				if err != nil {
 //					t.Fatal(err)
 //				}
