@@ -110,7 +110,7 @@ func (c *Crawler) assemble() error {
 				keep = true
 			}
 		}
-		h := fetch.NewHTTP(fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate, KeepWire: keep})
+		h := fetch.NewHTTP(&fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate, KeepWire: keep})
 		c.fetcher = h
 		c.closers = append(c.closers, h)
 	}

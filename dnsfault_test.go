@@ -57,7 +57,7 @@ func TestCrawlUnderDNSFaults(t *testing.T) {
 	c := newTestCrawler(t, web, func(cfg *Config) {
 		cfg.Seeds = append(web.Seeds(), deadURL, servfailURL)
 		cfg.Resolver = res
-		cfg.Fetcher = fetch.NewHTTP(fetch.Options{Resolver: res, AllowPrivate: true, Timeout: 5 * time.Second})
+		cfg.Fetcher = fetch.NewHTTP(&fetch.Options{Resolver: res, AllowPrivate: true, Timeout: 5 * time.Second})
 		cfg.AllowPrivate = false
 		cfg.MaxPagesPerHost = 40
 		cfg.MaxRetries = 1

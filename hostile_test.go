@@ -218,7 +218,7 @@ func TestCrawlUnderHostileHost(t *testing.T) {
 	ex := newHostileExtras(t)
 	defer ex.Close()
 
-	fetcher := fetch.NewHTTP(fetch.Options{
+	fetcher := fetch.NewHTTP(&fetch.Options{
 		Resolver:         webResolver(),
 		AllowPrivate:     true,
 		Timeout:          3 * time.Second,

@@ -94,8 +94,8 @@ func TestSecurityGuards(t *testing.T) {
 	reb := &rebinder{prefetched: map[string]netip.Addr{}, lookups: map[string]int{}}
 	// Only public.x.test is let through to loopback; every other host
 	// goes through the guarded fetcher (AllowPrivate false).
-	open := fetch.NewHTTP(fetch.Options{Resolver: webResolver(), AllowPrivate: true, Timeout: 3 * time.Second})
-	guarded := fetch.NewHTTP(fetch.Options{Resolver: reb, Timeout: 3 * time.Second})
+	open := fetch.NewHTTP(&fetch.Options{Resolver: webResolver(), AllowPrivate: true, Timeout: 3 * time.Second})
+	guarded := fetch.NewHTTP(&fetch.Options{Resolver: reb, Timeout: 3 * time.Second})
 	defer open.Close()
 	defer guarded.Close()
 	var (

@@ -165,7 +165,7 @@ func TestWARCSinkTruncated(t *testing.T) {
 	}))
 	defer srv.Close()
 	const limit = 16 << 10
-	f := fetch.NewHTTP(fetch.Options{KeepWire: true, MaxBodySize: limit, AllowPrivate: true})
+	f := fetch.NewHTTP(&fetch.Options{KeepWire: true, MaxBodySize: limit, AllowPrivate: true})
 	ws, err := NewWARCSink(warc.WriterOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

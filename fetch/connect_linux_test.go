@@ -45,7 +45,7 @@ func TestConnectTimeout(t *testing.T) {
 	if len(fill) == 8 {
 		t.Skip("the kernel keeps accepting connections; cannot provoke a connect timeout")
 	}
-	f := NewHTTP(Options{Resolver: newMapResolver(), AllowPrivate: true, ConnectTimeout: 150 * time.Millisecond})
+	f := NewHTTP(&Options{Resolver: newMapResolver(), AllowPrivate: true, ConnectTimeout: 150 * time.Millisecond})
 	defer f.Close()
 	start := time.Now()
 	_, err = get(t, f, "http://"+addr+"/")

@@ -14,7 +14,7 @@
 // timeouts, a minimum transfer rate, and the decompression ratio that stops
 // gzip bombs.
 //
-//	f := fetch.NewHTTP(fetch.Options{UserAgent: "mybot/1.0 (+https://example.com/bot)"})
+//	f := fetch.NewHTTP(&fetch.Options{UserAgent: "mybot/1.0 (+https://example.com/bot)"})
 //	defer f.Close()
 //	resp, err := f.Fetch(ctx, &fetch.Request{URL: u})
 //	var fe *fetch.Error

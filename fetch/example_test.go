@@ -24,7 +24,7 @@ func Example() {
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 3})
 	defer web.Close()
 
-	f := fetch.NewHTTP(fetch.Options{Resolver: loopback{}, AllowPrivate: true, UserAgent: "examplebot/1.0"})
+	f := fetch.NewHTTP(&fetch.Options{Resolver: loopback{}, AllowPrivate: true, UserAgent: "examplebot/1.0"})
 	defer f.Close()
 	u, _ := url.Parse(web.URL(web.Host(fetchtest.Latin1), "/p/1.html"))
 	resp, err := f.Fetch(context.Background(), &fetch.Request{URL: u})
@@ -89,7 +89,7 @@ func ExampleSitemap() {
 // ExampleError shows the private-address guard: without AllowPrivate the
 // fetcher refuses to connect to loopback, whatever the name resolves to.
 func ExampleError() {
-	f := fetch.NewHTTP(fetch.Options{Resolver: loopback{}})
+	f := fetch.NewHTTP(&fetch.Options{Resolver: loopback{}})
 	defer f.Close()
 	u, _ := url.Parse("http://intranet.example/")
 	_, err := f.Fetch(context.Background(), &fetch.Request{URL: u})

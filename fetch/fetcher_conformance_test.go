@@ -15,7 +15,7 @@ import (
 func newHTTP(t *testing.T, w *fetchtest.Web, change func(*fetch.Options)) *fetch.HTTP {
 	o := fetchertest.WebOptions(w)
 	if change != nil {
-		change(&o)
+		change(o)
 	}
 	f := fetch.NewHTTP(o)
 	t.Cleanup(func() { f.Close() })

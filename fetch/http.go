@@ -39,9 +39,15 @@ type HTTP struct {
 var _ Fetcher = (*HTTP)(nil)
 
 // NewHTTP returns an HTTP fetcher with opts (zero fields take their
-// defaults).
-func NewHTTP(opts Options) *HTTP {
-	o := opts.withDefaults()
+// defaults). opts may be nil: every field takes its default. The options
+// are copied, and the transport gets a clone of TLSConfig, so the caller
+// may change or reuse them afterwards.
+func NewHTTP(opts *Options) *HTTP {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.withDefaults()
 	f := &HTTP{opts: o}
 	var tlsConf = o.TLSConfig
 	if tlsConf != nil {

@@ -31,7 +31,7 @@ func testServer(t *testing.T, h http.HandlerFunc, opts Options) (*httptest.Serve
 		opts.Resolver = newMapResolver("example.test", "127.0.0.1")
 	}
 	opts.AllowPrivate = true
-	f := NewHTTP(opts)
+	f := NewHTTP(&opts)
 	t.Cleanup(func() { f.Close() })
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	return srv, f, "http://example.test:" + port
@@ -97,7 +97,7 @@ func TestFetchBasic(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	o := NewHTTP(Options{}).Options()
+	o := NewHTTP(nil).Options()
 	if o.MaxBodySize != 10<<20 || o.MaxHeaderSize != 64<<10 || o.MaxRatio != 100 || o.AllowPrivate ||
 		o.Timeout != time.Minute || o.ConnectTimeout != 10*time.Second || o.FirstByteTimeout != 30*time.Second ||
 		o.MinRate != 1024 || o.UserAgent != DefaultUserAgent || o.Resolver == nil {
@@ -134,7 +134,7 @@ func TestPrivateAddressRefused(t *testing.T) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	res := newMapResolver("loop.test", "127.0.0.1", "ten.test", "10.0.0.1", "mixed.test", "10.0.0.1,127.0.0.1,::1",
 		"meta.test", "169.254.169.254", "v6.test", "::1", "mapped.test", "::ffff:127.0.0.1", "zero.test", "0.0.0.0")
-	f := NewHTTP(Options{Resolver: res})
+	f := NewHTTP(&Options{Resolver: res})
 	defer f.Close()
 	for _, host := range []string{"127.0.0.1", "[::1]", "loop.test", "ten.test", "mixed.test", "meta.test", "v6.test", "mapped.test", "zero.test"} {
 		_, err := get(t, f, "http://"+host+":"+port+"/")
@@ -144,7 +144,7 @@ func TestPrivateAddressRefused(t *testing.T) {
 		t.Errorf("server was reached %d times", hits.Load())
 	}
 	// The same fetcher with AllowPrivate reaches it.
-	g := NewHTTP(Options{Resolver: res, AllowPrivate: true})
+	g := NewHTTP(&Options{Resolver: res, AllowPrivate: true})
 	defer g.Close()
 	if resp, err := get(t, g, "http://loop.test:"+port+"/"); err != nil || resp.Status != 200 {
 		t.Errorf("AllowPrivate fetch = %v, %v", resp, err)
@@ -165,7 +165,7 @@ func TestRebinding(t *testing.T) {
 	if IsPrivate(first[0]) {
 		t.Fatal("first answer should look public")
 	}
-	f := NewHTTP(Options{Resolver: res})
+	f := NewHTTP(&Options{Resolver: res})
 	defer f.Close()
 	_, err := get(t, f, "http://rebind.test:"+port+"/")
 	wantKind(t, err, KindRefused, ErrPrivateAddress)
@@ -507,7 +507,7 @@ func TestTLS(t *testing.T) {
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	res := newMapResolver("example.com", "127.0.0.1")
-	f := NewHTTP(Options{Resolver: res, AllowPrivate: true})
+	f := NewHTTP(&Options{Resolver: res, AllowPrivate: true})
 	defer f.Close()
 	_, err := get(t, f, "https://example.com:"+port+"/")
 	wantKind(t, err, KindTLS, nil)
@@ -516,7 +516,7 @@ func TestTLS(t *testing.T) {
 	pool.AddCert(srv.Certificate())
 	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	tc.RootCAs = pool
-	g := NewHTTP(Options{Resolver: res, AllowPrivate: true, TLSConfig: tc})
+	g := NewHTTP(&Options{Resolver: res, AllowPrivate: true, TLSConfig: tc})
 	defer g.Close()
 	resp, err := get(t, g, "https://example.com:"+port+"/")
 	if err != nil || string(resp.Body) != "secret" {
@@ -586,7 +586,7 @@ func TestDNSTiming(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	f := NewHTTP(Options{Resolver: res, AllowPrivate: true})
+	f := NewHTTP(&Options{Resolver: res, AllowPrivate: true})
 	defer f.Close()
 	resp, err := get(t, f, "http://slow.test:"+port+"/")
 	if err != nil {
@@ -635,7 +635,7 @@ func TestStatic(t *testing.T) {
 // TestResolverTimeout: a resolver that hangs is cut by the total timeout.
 func TestResolverTimeout(t *testing.T) {
 	res := &slowResolver{delay: 10 * time.Second, r: newMapResolver()}
-	f := NewHTTP(Options{Resolver: res, Timeout: 100 * time.Millisecond})
+	f := NewHTTP(&Options{Resolver: res, Timeout: 100 * time.Millisecond})
 	defer f.Close()
 	start := time.Now()
 	_, err := get(t, f, "http://hang.test/")
@@ -660,7 +660,7 @@ func BenchmarkFetch(b *testing.B) {
 		w.Write(gzPage.Bytes())
 	}))
 	defer srv.Close()
-	f := NewHTTP(Options{Resolver: newMapResolver("bench.test", "127.0.0.1"), AllowPrivate: true})
+	f := NewHTTP(&Options{Resolver: newMapResolver("bench.test", "127.0.0.1"), AllowPrivate: true})
 	defer f.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	u, _ := url.Parse("http://bench.test:" + port + "/")

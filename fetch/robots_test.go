@@ -66,7 +66,7 @@ func TestRobotsFetchHTTP(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	f := fetch.NewHTTP(fetch.Options{AllowPrivate: true, UserAgent: "crawlkit/test"})
+	f := fetch.NewHTTP(&fetch.Options{AllowPrivate: true, UserAgent: "crawlkit/test"})
 	defer f.Close()
 	c := robots.NewCache(&robots.Options{Fetch: fetch.RobotsFetch(f)})
 	defer c.Close()

@@ -17,7 +17,7 @@ func newWeb(t *testing.T, cfg fetchtest.Config) (*fetchtest.Web, *HTTP) {
 	t.Helper()
 	w := fetchtest.NewWeb(cfg)
 	t.Cleanup(w.Close)
-	f := NewHTTP(Options{Resolver: newMapResolver("*."+w.Domain(), "127.0.0.1"), AllowPrivate: true})
+	f := NewHTTP(&Options{Resolver: newMapResolver("*."+w.Domain(), "127.0.0.1"), AllowPrivate: true})
 	t.Cleanup(func() { f.Close() })
 	return w, f
 }
@@ -133,7 +133,7 @@ func TestWebConditionalGet(t *testing.T) {
 func TestWebPrivateGuard(t *testing.T) {
 	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 1})
 	defer w.Close()
-	f := NewHTTP(Options{Resolver: newMapResolver("*."+w.Domain(), "127.0.0.1")})
+	f := NewHTTP(&Options{Resolver: newMapResolver("*."+w.Domain(), "127.0.0.1")})
 	defer f.Close()
 	_, err := get(t, f, w.Seeds()[0])
 	wantKind(t, err, KindRefused, ErrPrivateAddress)

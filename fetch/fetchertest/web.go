@@ -55,9 +55,10 @@ func Resolver(w *fetchtest.Web) dns.Resolver {
 
 // WebOptions returns the options of a fetch.HTTP that reaches w: its
 // Resolver maps w's host names to 127.0.0.1 (see Resolver), AllowPrivate
-// lets it dial loopback, and every other field is the default.
-func WebOptions(w *fetchtest.Web) fetch.Options {
-	return fetch.Options{Resolver: Resolver(w), AllowPrivate: true}
+// lets it dial loopback, and every other field is the default. Each call
+// returns new options, for fetch.NewHTTP or to change first.
+func WebOptions(w *fetchtest.Web) *fetch.Options {
+	return &fetch.Options{Resolver: Resolver(w), AllowPrivate: true}
 }
 
 // URLs returns the URLs the suite fetches from w, for fetchers that must
