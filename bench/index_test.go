@@ -63,7 +63,7 @@ func dirSize(tb testing.TB, dir string) int64 {
 }
 
 func buildCrawlkit(docs []index.Document) *index.Shard {
-	s := index.NewShard(index.ShardOptions{Analyzer: analyzer})
+	s := index.NewShard(&index.ShardOptions{Analyzer: analyzer})
 	for _, d := range docs {
 		if _, err := s.Add(d); err != nil {
 			panic(err)

@@ -166,7 +166,7 @@ func TestNodeSearcherConformance(t *testing.T) {
 			indextest.TestSearcher(t, func(t *testing.T, docs []index.Document) index.Searcher {
 				shards := make([]*index.Shard, len(conformanceNodes))
 				for i := range shards {
-					shards[i] = index.NewShard(index.ShardOptions{})
+					shards[i] = index.NewShard(nil)
 				}
 				for _, d := range docs {
 					if _, err := shards[index.ByURL(d.URL, len(shards))].Add(d); err != nil {
@@ -191,7 +191,7 @@ func TestNodeSearcherConformance(t *testing.T) {
 // its shard does.
 func TestNodeSearcherConformanceOneNode(t *testing.T) {
 	indextest.TestSearcher(t, func(t *testing.T, docs []index.Document) index.Searcher {
-		s := index.NewShard(index.ShardOptions{})
+		s := index.NewShard(nil)
 		for _, d := range docs {
 			if _, err := s.Add(d); err != nil {
 				t.Fatal(fmt.Errorf("add %s: %w", d.URL, err))

@@ -124,7 +124,7 @@ type testCluster struct {
 }
 
 func newTestCluster(t testing.TB, web *fetchtest.Web, n int, opts func(name string) Options) *testCluster {
-	tc := &testCluster{t: t, web: web, opts: opts, all: index.NewShard(index.ShardOptions{}),
+	tc := &testCluster{t: t, web: web, opts: opts, all: index.NewShard(nil),
 		nodes: map[string]*Node{}, shards: map[string]*index.Shard{}, cancel: map[string]context.CancelFunc{},
 		done: map[string]chan error{}, pages: map[string]int{}}
 	for i := range n {
@@ -150,7 +150,7 @@ func (tc *testCluster) start(name, dir string) {
 	tc.mu.Lock()
 	shard := tc.shards[name]
 	if shard == nil {
-		shard = index.NewShard(index.ShardOptions{})
+		shard = index.NewShard(nil)
 		tc.shards[name] = shard
 	}
 	tc.mu.Unlock()

@@ -94,7 +94,7 @@ func fileSinks(tb testing.TB, dir string) ([]crawlkit.Sink, []io.Closer) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ix, err := index.OpenDir(filepath.Join(dir, "index"), index.DirOptions{})
+	ix, err := index.OpenDir(filepath.Join(dir, "index"), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -20,7 +20,7 @@ var benchData = sync.OnceValues(func() ([]index.Document, []string) {
 
 var benchShard = sync.OnceValue(func() *index.Shard {
 	docs, _ := benchData()
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	for _, d := range docs {
 		s.Add(d)
 	}
@@ -45,7 +45,7 @@ func BenchmarkShardAdd(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if i%len(docs) == 0 {
-			s = index.NewShard(index.ShardOptions{}) // a fresh shard per pass: no replacements
+			s = index.NewShard(nil) // a fresh shard per pass: no replacements
 		}
 		s.Add(docs[i%len(docs)])
 	}
@@ -64,7 +64,7 @@ func BenchmarkShardMemory(b *testing.B) {
 		var ms0, ms1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&ms0)
-		s := index.NewShard(index.ShardOptions{})
+		s := index.NewShard(nil)
 		for _, d := range docs {
 			s.Add(d)
 		}
@@ -124,7 +124,7 @@ func BenchmarkBrokerSearch(b *testing.B) {
 // BenchmarkTermIndexSearch is BenchmarkShardSearch over four term shards.
 func BenchmarkTermIndexSearch(b *testing.B) {
 	docs, _ := benchData()
-	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 4})
+	ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 4})
 	for _, d := range docs {
 		ti.Add(d)
 	}
@@ -149,7 +149,7 @@ func BenchmarkPersist(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			r := index.NewShard(index.ShardOptions{})
+			r := index.NewShard(nil)
 			if _, err := r.ReadFrom(bytes.NewReader(data)); err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -57,12 +58,20 @@ var _ Searcher = (*Broker)(nil)
 // NewBroker returns a broker over opts.Shards and starts its background
 // refresh (the first refresh happens at once, in the background; a query
 // that arrives before it completes refreshes synchronously).
-func NewBroker(opts BrokerOptions) (*Broker, error) {
-	if len(opts.Shards) == 0 {
+//
+// opts may be nil, but Shards is required: nil, like empty Shards, fails
+// with an *Error. The options are copied (the Shards and Low slices too),
+// so the caller may change or reuse them afterwards.
+func NewBroker(opts *BrokerOptions) (*Broker, error) {
+	var o BrokerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if len(o.Shards) == 0 {
 		return nil, &Error{Op: "broker", Err: errors.New("no shards")}
 	}
-	b := &Broker{shards: opts.Shards, low: opts.Low, minHits: opts.MinHits, closed: make(chan struct{})}
-	period := opts.Refresh
+	b := &Broker{shards: slices.Clone(o.Shards), low: slices.Clone(o.Low), minHits: o.MinHits, closed: make(chan struct{})}
+	period := o.Refresh
 	if period == 0 {
 		period = time.Minute
 	}
@@ -70,7 +79,7 @@ func NewBroker(opts BrokerOptions) (*Broker, error) {
 	b.cancel = cancel
 	if period > 0 {
 		b.wg.Add(1)
-		go b.loop(ctx, period, opts.OnRefreshError)
+		go b.loop(ctx, period, o.OnRefreshError)
 	}
 	return b, nil
 }

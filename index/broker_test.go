@@ -24,15 +24,15 @@ func (c *counting) Search(ctx context.Context, q index.Query, g *index.Stats) (*
 
 func TestBrokerTiers(t *testing.T) {
 	docs, _ := collection(t)
-	high := index.NewShard(index.ShardOptions{})
-	low := index.NewShard(index.ShardOptions{})
-	ref := index.NewReference(index.ShardOptions{})
+	high := index.NewShard(nil)
+	low := index.NewShard(nil)
+	ref := index.NewReference(nil)
 	// The first 100 documents are the "high quality" tier.
 	mustAdd(t, high.Add, docs[:100])
 	mustAdd(t, low.Add, docs[100:])
 	mustAdd(t, ref.Add, docs)
 	hc, lc := &counting{Searcher: high}, &counting{Searcher: low}
-	b, err := index.NewBroker(index.BrokerOptions{Shards: []index.Searcher{hc}, Low: []index.Searcher{lc}, MinHits: 3, Refresh: -1})
+	b, err := index.NewBroker(&index.BrokerOptions{Shards: []index.Searcher{hc}, Low: []index.Searcher{lc}, MinHits: 3, Refresh: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,10 +98,10 @@ func TestBrokerTiers(t *testing.T) {
 }
 
 func TestBrokerBackgroundRefresh(t *testing.T) {
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	s.Add(index.Document{URL: "u1", Text: "alpha"})
 	errs := make(chan error, 10)
-	b, err := index.NewBroker(index.BrokerOptions{
+	b, err := index.NewBroker(&index.BrokerOptions{
 		Shards:         []index.Searcher{s},
 		Refresh:        5 * time.Millisecond,
 		OnRefreshError: func(err error) { errs <- err },
@@ -154,12 +154,15 @@ func (failing) Search(context.Context, index.Query, *index.Stats) (*index.Result
 func (failing) Stats(context.Context, []string) (*index.Stats, error) { return nil, errDown }
 
 func TestBrokerErrors(t *testing.T) {
-	if _, err := index.NewBroker(index.BrokerOptions{}); err == nil {
-		t.Error("NewBroker without shards succeeded")
+	for _, opts := range []*index.BrokerOptions{nil, {}} {
+		var ie *index.Error
+		if _, err := index.NewBroker(opts); !errors.As(err, &ie) {
+			t.Errorf("NewBroker(%v) without shards = %v, want an *index.Error", opts, err)
+		}
 	}
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	got := make(chan error, 1)
-	b, err := index.NewBroker(index.BrokerOptions{
+	b, err := index.NewBroker(&index.BrokerOptions{
 		Shards:         []index.Searcher{s, failing{}},
 		Refresh:        time.Hour,
 		OnRefreshError: func(err error) { got <- err },
@@ -211,9 +214,9 @@ func TestPartitioners(t *testing.T) {
 func TestRouter(t *testing.T) {
 	docs, qs := collection(t)
 	for _, part := range []index.Partitioner{nil, index.ByHost} {
-		r := index.NewRouter(4, part, index.ShardOptions{})
+		r := index.NewRouter(4, part, nil)
 		mustAdd(t, r.Add, docs[:300])
-		ref := index.NewReference(index.ShardOptions{})
+		ref := index.NewReference(nil)
 		mustAdd(t, ref.Add, docs[:300])
 		// Re-adding and deleting reach the shard holding the document.
 		if replaced, err := r.Add(docs[5]); err != nil || !replaced {
@@ -239,7 +242,7 @@ func TestRouter(t *testing.T) {
 		if total != 299 {
 			t.Errorf("shards hold %d documents, want 299", total)
 		}
-		b, err := index.NewBroker(index.BrokerOptions{Shards: r.Searchers(), Refresh: -1})
+		b, err := index.NewBroker(&index.BrokerOptions{Shards: r.Searchers(), Refresh: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,9 +14,9 @@ import (
 // Broker, and the final state must equal a serial build.
 func TestConcurrentUse(t *testing.T) {
 	docs := indextest.Corpus(indextest.Config{Seed: 4, Docs: 400, MeanLen: 20, Vocab: 500})
-	s := index.NewShard(index.ShardOptions{})
-	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 3})
-	b, err := index.NewBroker(index.BrokerOptions{Shards: []index.Searcher{s}, Refresh: time.Millisecond})
+	s := index.NewShard(nil)
+	ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 3})
+	b, err := index.NewBroker(&index.BrokerOptions{Shards: []index.Searcher{s}, Refresh: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	ref := index.NewReference(index.ShardOptions{})
+	ref := index.NewReference(nil)
 	mustAdd(t, ref.Add, docs)
 	indextest.Compare(t, ref, s, []index.Query{q}, nil)
 	indextest.Compare(t, ref, ti, []index.Query{q}, nil)

@@ -10,7 +10,7 @@ import (
 // Every Searcher in the package passes the indextest conformance suite.
 func TestConformance(t *testing.T) {
 	shard := func(t *testing.T, docs []index.Document) *index.Shard {
-		s := index.NewShard(index.ShardOptions{})
+		s := index.NewShard(nil)
 		mustAdd(t, s.Add, docs)
 		return s
 	}
@@ -20,7 +20,7 @@ func TestConformance(t *testing.T) {
 	}{
 		{"Shard", func(t *testing.T, docs []index.Document) index.Searcher { return shard(t, docs) }},
 		{"Reference", func(t *testing.T, docs []index.Document) index.Searcher {
-			r := index.NewReference(index.ShardOptions{})
+			r := index.NewReference(nil)
 			mustAdd(t, r.Add, docs)
 			return r
 		}},
@@ -32,7 +32,7 @@ func TestConformance(t *testing.T) {
 			return b
 		}},
 		{"Broker by host, tiered", func(t *testing.T, docs []index.Document) index.Searcher {
-			hi, lo := index.NewShard(index.ShardOptions{}), index.NewShard(index.ShardOptions{})
+			hi, lo := index.NewShard(nil), index.NewShard(nil)
 			for _, d := range docs {
 				if index.ByHost(d.URL, 2) == 0 {
 					hi.Add(d)
@@ -42,7 +42,7 @@ func TestConformance(t *testing.T) {
 			}
 			// MinHits above any k: the low tier is always searched, so
 			// results equal the whole collection's.
-			b, err := index.NewBroker(index.BrokerOptions{Shards: []index.Searcher{hi}, Low: []index.Searcher{lo}, MinHits: 1000, Refresh: -1})
+			b, err := index.NewBroker(&index.BrokerOptions{Shards: []index.Searcher{hi}, Low: []index.Searcher{lo}, MinHits: 1000, Refresh: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestConformance(t *testing.T) {
 			return d
 		}},
 		{"TermIndex", func(t *testing.T, docs []index.Document) index.Searcher {
-			ti := index.NewTermIndex(index.TermIndexOptions{Shards: 3})
+			ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 3})
 			mustAdd(t, ti.Add, docs)
 			return ti
 		}},

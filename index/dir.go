@@ -177,8 +177,15 @@ func (s *segment) live() uint64 { return s.docs - s.deleted.GetCardinality() }
 // unless MergeFactor is negative. The directory is locked (ErrLocked) while
 // open. Cost: proportional to the log (at most LogBytes) and the number of
 // segments.
-func OpenDir(path string, opts DirOptions) (*Dir, error) {
-	opts = opts.withDefaults()
+//
+// opts may be nil: every field takes its default. The options are copied,
+// so the caller may change or reuse them afterwards.
+func OpenDir(path string, opts *DirOptions) (*Dir, error) {
+	var o DirOptions
+	if opts != nil {
+		o = *opts
+	}
+	o = o.withDefaults()
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, &Error{Op: "open", Subject: path, Err: err}
 	}
@@ -186,7 +193,7 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if err != nil {
 		return nil, &Error{Op: "open", Subject: path, Err: err}
 	}
-	d := &Dir{path: path, opts: opts, lock: lock, cache: newCache(opts.CacheBytes),
+	d := &Dir{path: path, opts: o, lock: lock, cache: newCache(o.CacheBytes),
 		kick: make(chan struct{}, 1), done: make(chan struct{})}
 	man, err := readManifest(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -201,7 +208,7 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 		lock.Close()
 		return nil, err
 	}
-	if opts.MergeFactor > 0 {
+	if o.MergeFactor > 0 {
 		d.wg.Add(1)
 		go d.mergeLoop()
 	}
@@ -240,7 +247,7 @@ func (d *Dir) file(name string) string { return filepath.Join(d.path, name) }
 // with their recorded deletions, replays the log into a new buffer and
 // removes unreferenced files. The caller holds wmu and mu, or owns d.
 func (d *Dir) load() error {
-	d.buf = NewShard(ShardOptions{Analyzer: d.opts.Analyzer, BM25: d.opts.BM25})
+	d.buf = NewShard(&ShardOptions{Analyzer: d.opts.Analyzer, BM25: d.opts.BM25})
 	d.bufEst, d.unseal, d.segs = 0, 0, nil
 	maxNum := d.man.log
 	for _, m := range d.man.cur {
@@ -592,7 +599,7 @@ func (d *Dir) flushLocked() error {
 		old.pending, old.pendingLen = roaring.New(), 0
 	}
 	d.segs = append(d.segs, s)
-	d.buf = NewShard(ShardOptions{Analyzer: d.opts.Analyzer, BM25: d.opts.BM25})
+	d.buf = NewShard(&ShardOptions{Analyzer: d.opts.Analyzer, BM25: d.opts.BM25})
 	d.mu.Unlock()
 	d.log.close()
 	old := d.man
@@ -740,7 +747,7 @@ func (d *Dir) Rewind(pos []byte) error {
 	}
 	if err := d.load(); err != nil {
 		d.closeFiles()
-		d.buf = NewShard(ShardOptions{Analyzer: d.opts.Analyzer, BM25: d.opts.BM25})
+		d.buf = NewShard(&ShardOptions{Analyzer: d.opts.Analyzer, BM25: d.opts.BM25})
 		d.broken = err
 		return err
 	}

@@ -25,7 +25,7 @@ var fuzzDocs = []Document{
 // segmentBytes returns the segment file of a shard holding docs.
 func segmentBytes(tb testing.TB, docs []Document) []byte {
 	tb.Helper()
-	s := NewShard(ShardOptions{})
+	s := NewShard(nil)
 	for _, d := range docs {
 		s.Add(d)
 	}

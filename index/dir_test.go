@@ -41,7 +41,7 @@ func (l *live) clone() *live {
 // shard returns a Shard holding the live documents.
 func (l *live) shard(tb testing.TB) *index.Shard {
 	tb.Helper()
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	for _, u := range l.order {
 		if _, err := s.Add(l.docs[u]); err != nil {
 			tb.Fatal(err)
@@ -75,7 +75,7 @@ func sameIndex(t *testing.T, l *live, d *index.Dir, qs []index.Query) {
 
 func openDir(tb testing.TB, path string, opts index.DirOptions) *index.Dir {
 	tb.Helper()
-	d, err := index.OpenDir(path, opts)
+	d, err := index.OpenDir(path, &opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestDirEmptyAndErrors(t *testing.T) {
 	if err := d.Add(index.Document{Text: "no url"}); !errors.Is(err, index.ErrNoURL) {
 		t.Errorf("Add without URL: %v", err)
 	}
-	if _, err := index.OpenDir(path, index.DirOptions{}); !errors.Is(err, index.ErrLocked) {
+	if _, err := index.OpenDir(path, nil); !errors.Is(err, index.ErrLocked) {
 		t.Errorf("second OpenDir: %v, want ErrLocked", err)
 	}
 	if err := d.Close(); err != nil {
@@ -218,7 +218,7 @@ func TestDirEmptyAndErrors(t *testing.T) {
 	}
 	d.Close()
 	os.Remove(filepath.Join(path, "MANIFEST"))
-	if _, err := index.OpenDir(path, index.DirOptions{}); !errors.Is(err, index.ErrCorrupt) {
+	if _, err := index.OpenDir(path, nil); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("OpenDir without manifest: %v, want ErrCorrupt", err)
 	}
 }
@@ -550,7 +550,7 @@ func TestDirCorruptSegment(t *testing.T) {
 			bad[at] ^= 0x40
 			seg := filepath.Join(dir, filepath.Base(segs[0]))
 			os.WriteFile(seg, bad, 0o644)
-			d, err := index.OpenDir(dir, index.DirOptions{MergeFactor: -1})
+			d, err := index.OpenDir(dir, &index.DirOptions{MergeFactor: -1})
 			if err == nil {
 				// Reading everything (merging the two segments) must meet
 				// the damage.

@@ -14,7 +14,7 @@
 // into a deletions bitmap); Compact reclaims the space. WriteTo and ReadFrom
 // persist a shard in a versioned format protected by CRC-32C.
 //
-//	s := index.NewShard(index.ShardOptions{})
+//	s := index.NewShard(nil)
 //	s.Add(index.Document{URL: "https://a.example/", Title: "Crawling", Text: "..."})
 //	res, err := s.Search(ctx, index.ParseQuery(s.Analyzer(), "web crawler", index.Or, 10), nil)
 //
@@ -35,9 +35,9 @@
 // refreshes in the background, and merges their top k. An optional low tier
 // is searched only when the high tier returns too few hits.
 //
-//	r := index.NewRouter(4, index.ByURL, index.ShardOptions{})
+//	r := index.NewRouter(4, index.ByURL, nil)
 //	r.Add(doc)
-//	b, _ := index.NewBroker(index.BrokerOptions{Shards: r.Searchers()})
+//	b, _ := index.NewBroker(&index.BrokerOptions{Shards: r.Searchers()})
 //	defer b.Close()
 //	res, err := b.Search(ctx, q, nil)
 //
@@ -84,7 +84,7 @@
 // and rewinds to that position, which drops the pages added after it even
 // if they were flushed to a segment since:
 //
-//	d, err := index.OpenDir("crawl/index", index.DirOptions{})
+//	d, err := index.OpenDir("crawl/index", nil)
 //	if resumed {
 //		err = d.Rewind(checkpoint.IndexPosition)
 //	}

@@ -19,11 +19,11 @@ var pages = []index.Document{
 // Document partitioning: pages go to shards by a hash of their URL; the
 // broker queries all shards with global statistics and merges their top k.
 func ExampleBroker() {
-	r := index.NewRouter(2, index.ByURL, index.ShardOptions{})
+	r := index.NewRouter(2, index.ByURL, nil)
 	for _, p := range pages {
 		r.Add(p)
 	}
-	b, err := index.NewBroker(index.BrokerOptions{Shards: r.Searchers()})
+	b, err := index.NewBroker(&index.BrokerOptions{Shards: r.Searchers()})
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +43,7 @@ func ExampleBroker() {
 // Term partitioning: each term's postings live on one shard; the
 // coordinator fetches the lists of the query terms and scores them.
 func ExampleTermIndex() {
-	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 3})
+	ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 3})
 	for _, p := range pages {
 		ti.Add(p)
 	}
@@ -67,7 +67,7 @@ func ExampleTermIndex() {
 // counts the bytes in between. A real deployment replaces the Handler by a
 // network transport (the cluster package's NATS request-reply).
 func ExampleRemote() {
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	for _, p := range pages {
 		s.Add(p)
 	}
@@ -90,7 +90,7 @@ func ExampleDir() {
 	}
 	defer os.RemoveAll(path)
 
-	d, err := index.OpenDir(path, index.DirOptions{})
+	d, err := index.OpenDir(path, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -103,7 +103,7 @@ func ExampleDir() {
 	d.Add(index.Document{URL: "https://late.example/", Text: "crawler pages after the checkpoint"})
 	d.Close() // or a crash: the log holds every document added
 
-	d, err = index.OpenDir(path, index.DirOptions{})
+	d, err = index.OpenDir(path, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -140,7 +140,7 @@ func (e experiment) run(tb testing.TB) []expRow {
 		shards := make([]*index.Shard, e.Nodes)
 		work := make([]*workCounter, e.Nodes)
 		for i := range meters {
-			shards[i] = index.NewShard(index.ShardOptions{})
+			shards[i] = index.NewShard(nil)
 			work[i] = &workCounter{s: shards[i]}
 			meters[i] = &index.Meter{T: &index.Handler{Searcher: work[i]}}
 			searchers[i] = index.NewRemote(meters[i])
@@ -148,7 +148,7 @@ func (e experiment) run(tb testing.TB) []expRow {
 		for _, d := range docs {
 			shards[p.part(d.URL, e.Nodes)].Add(d)
 		}
-		b, err := index.NewBroker(index.BrokerOptions{Shards: searchers, Refresh: -1})
+		b, err := index.NewBroker(&index.BrokerOptions{Shards: searchers, Refresh: -1})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func (e experiment) run(tb testing.TB) []expRow {
 	}
 	meters := make([]*index.Meter, e.Nodes)
 	work := make([]*workCounter, e.Nodes)
-	ti := index.NewTermIndex(index.TermIndexOptions{Shards: e.Nodes, Source: func(i int, s *index.TermShard) index.PostingSource {
+	ti := index.NewTermIndex(&index.TermIndexOptions{Shards: e.Nodes, Source: func(i int, s *index.TermShard) index.PostingSource {
 		work[i] = &workCounter{p: s}
 		meters[i] = &index.Meter{T: &index.Handler{Postings: work[i]}}
 		return index.NewRemote(meters[i])

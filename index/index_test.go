@@ -101,7 +101,7 @@ func docBroker(tb testing.TB, docs []index.Document, n int, part index.Partition
 	shards := make([]*index.Shard, n)
 	searchers := make([]index.Searcher, n)
 	for i := range shards {
-		shards[i] = index.NewShard(index.ShardOptions{})
+		shards[i] = index.NewShard(nil)
 		searchers[i] = shards[i]
 		if wrap != nil {
 			searchers[i] = wrap(shards[i])
@@ -112,7 +112,7 @@ func docBroker(tb testing.TB, docs []index.Document, n int, part index.Partition
 			tb.Fatal(err)
 		}
 	}
-	b, err := index.NewBroker(index.BrokerOptions{Shards: searchers, Refresh: -1})
+	b, err := index.NewBroker(&index.BrokerOptions{Shards: searchers, Refresh: -1})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -154,18 +154,18 @@ func loopback(s *index.Shard) index.Searcher {
 // the top 10 of one unsharded index and of the brute-force reference.
 func TestRanking(t *testing.T) {
 	docs, qs := collection(t)
-	r := index.NewReference(index.ShardOptions{})
+	r := index.NewReference(nil)
 	mustAdd(t, r.Add, docs)
 	ref := &memo{s: r, m: map[string]*index.Result{}}
-	one := index.NewShard(index.ShardOptions{})
+	one := index.NewShard(nil)
 	mustAdd(t, one.Add, docs)
 
 	byURL, _ := docBroker(t, docs, 4, index.ByURL, nil)
 	byHost, hostShards := docBroker(t, docs, 4, index.ByHost, nil)
 	remote, _ := docBroker(t, docs, 4, index.ByURL, loopback)
-	terms := index.NewTermIndex(index.TermIndexOptions{Shards: 4})
+	terms := index.NewTermIndex(&index.TermIndexOptions{Shards: 4})
 	mustAdd(t, terms.Add, docs)
-	termsRemote := index.NewTermIndex(index.TermIndexOptions{Shards: 4, Source: func(i int, s *index.TermShard) index.PostingSource {
+	termsRemote := index.NewTermIndex(&index.TermIndexOptions{Shards: 4, Source: func(i int, s *index.TermShard) index.PostingSource {
 		return index.NewRemote(&index.Handler{Postings: s})
 	}})
 	mustAdd(t, termsRemote.Add, docs)
@@ -206,7 +206,7 @@ func TestRanking(t *testing.T) {
 // frequencies); TestRanking shows it returns the same top k.
 func TestPruning(t *testing.T) {
 	cfg := indextest.Config{Seed: 3, Docs: 6000, Vocab: 20000, MeanLen: 60}
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	mustAdd(t, s.Add, indextest.Corpus(cfg))
 	var pruned, all int64
 	for _, text := range indextest.QueryLog(cfg, 300) {
@@ -233,9 +233,9 @@ func TestPruning(t *testing.T) {
 func TestReplaceDeleteCompact(t *testing.T) {
 	docs, qs := collection(t)
 	docs, qs = docs[:600], qs[:60]
-	ref := index.NewReference(index.ShardOptions{})
-	s := index.NewShard(index.ShardOptions{})
-	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 3})
+	ref := index.NewReference(nil)
+	s := index.NewShard(nil)
+	ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 3})
 	mustAdd(t, ref.Add, docs)
 	mustAdd(t, s.Add, docs)
 	mustAdd(t, ti.Add, docs)
@@ -274,7 +274,7 @@ func TestReplaceDeleteCompact(t *testing.T) {
 	indextest.Compare(t, ref, s, qs, nil)
 
 	// The term-partitioned index had only replacements.
-	ref2 := index.NewReference(index.ShardOptions{})
+	ref2 := index.NewReference(nil)
 	mustAdd(t, ref2.Add, docs)
 	for i := 0; i < len(docs); i += 3 {
 		d := docs[i]
@@ -320,7 +320,7 @@ func TestGlobalStatsMakeScoresPartitionIndependent(t *testing.T) {
 }
 
 func TestEmptyAndMissing(t *testing.T) {
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	for _, q := range []index.Query{{}, {Terms: []string{"nothing"}}, {Terms: []string{"nothing"}, Op: index.And}} {
 		res, err := s.Search(ctx, q, nil)
 		if err != nil || len(res.Hits) != 0 {
@@ -344,7 +344,7 @@ func TestEmptyAndMissing(t *testing.T) {
 }
 
 func ExampleShard() {
-	s := index.NewShard(index.ShardOptions{Analyzer: &index.Analyzer{Stop: index.EnglishStopWords}})
+	s := index.NewShard(&index.ShardOptions{Analyzer: &index.Analyzer{Stop: index.EnglishStopWords}})
 	s.Add(index.Document{URL: "https://a.example/", Title: "Web crawling", Text: "A crawler fetches pages and follows links."})
 	s.Add(index.Document{URL: "https://b.example/", Title: "Indexing", Text: "An inverted index maps terms to pages."})
 	s.Add(index.Document{URL: "https://c.example/", Title: "Crawling politely", Text: "Polite crawlers wait between fetches from a host."})
@@ -371,9 +371,9 @@ func TestHighFrequency(t *testing.T) {
 			Text: strings.Repeat("spam ", n) + strings.Repeat("ham ", i+1),
 		})
 	}
-	ref := index.NewReference(index.ShardOptions{})
-	s := index.NewShard(index.ShardOptions{})
-	ti := index.NewTermIndex(index.TermIndexOptions{Shards: 2, Source: func(i int, ts *index.TermShard) index.PostingSource {
+	ref := index.NewReference(nil)
+	s := index.NewShard(nil)
+	ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 2, Source: func(i int, ts *index.TermShard) index.PostingSource {
 		return index.NewRemote(&index.Handler{Postings: ts})
 	}})
 	for _, add := range []func(index.Document) (bool, error){ref.Add, s.Add, ti.Add} {
@@ -383,7 +383,7 @@ func TestHighFrequency(t *testing.T) {
 		index.ParseQuery(nil, "spam", index.Or, 10),
 		index.ParseQuery(nil, "spam ham", index.And, 3),
 	}
-	loaded := index.NewShard(index.ShardOptions{})
+	loaded := index.NewShard(nil)
 	if _, err := loaded.ReadFrom(bytes.NewReader(encode(t, s))); err != nil {
 		t.Fatal(err)
 	}

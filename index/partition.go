@@ -46,8 +46,9 @@ type Router struct {
 	Partition Partitioner // nil means ByURL
 }
 
-// NewRouter returns a Router over n new shards built with opts.
-func NewRouter(n int, part Partitioner, opts ShardOptions) *Router {
+// NewRouter returns a Router over n new shards built with opts, as
+// NewShard builds them: opts may be nil for every default, and is copied.
+func NewRouter(n int, part Partitioner, opts *ShardOptions) *Router {
 	r := &Router{Partition: part}
 	for range max(n, 1) {
 		r.Shards = append(r.Shards, NewShard(opts))

@@ -12,7 +12,7 @@ import (
 
 func smallShard(tb testing.TB, n int) *index.Shard {
 	tb.Helper()
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	docs := indextest.Corpus(indextest.Config{Seed: 11, Docs: n, Vocab: 300, MeanLen: 12})
 	mustAdd(tb, s.Add, docs)
 	s.Delete(docs[0].URL)
@@ -31,13 +31,13 @@ func encode(tb testing.TB, s *index.Shard) []byte {
 
 func TestPersistRoundTrip(t *testing.T) {
 	docs, qs := collection(t)
-	s := index.NewShard(index.ShardOptions{})
+	s := index.NewShard(nil)
 	mustAdd(t, s.Add, docs[:400])
 	s.Add(index.Document{URL: docs[5].URL, Title: "replaced", Text: docs[6].Text})
 	s.Delete(docs[9].URL)
 	data := encode(t, s)
 
-	got := index.NewShard(index.ShardOptions{})
+	got := index.NewShard(nil)
 	n, err := got.ReadFrom(bytes.NewReader(data))
 	if err != nil || n != int64(len(data)) {
 		t.Fatalf("ReadFrom = %d, %v; want %d, nil", n, err, len(data))
@@ -99,18 +99,18 @@ func TestReadFromDamaged(t *testing.T) {
 // an error or a shard that re-encodes to an equal shard, never panic.
 func FuzzReadFrom(f *testing.F) {
 	f.Add(encode(f, smallShard(f, 4)), false)
-	f.Add(encode(f, index.NewShard(index.ShardOptions{})), true)
+	f.Add(encode(f, index.NewShard(nil)), true)
 	f.Add([]byte("CKIX\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"), true)
 	f.Fuzz(func(t *testing.T, data []byte, fixCRC bool) {
 		if fixCRC {
 			data = index.FixChecksum(data)
 		}
-		s := index.NewShard(index.ShardOptions{})
+		s := index.NewShard(nil)
 		if _, err := s.ReadFrom(bytes.NewReader(data)); err != nil {
 			return
 		}
 		out := encode(t, s)
-		s2 := index.NewShard(index.ShardOptions{})
+		s2 := index.NewShard(nil)
 		if _, err := s2.ReadFrom(bytes.NewReader(out)); err != nil {
 			t.Fatalf("re-read of a written shard failed: %v", err)
 		}

@@ -28,13 +28,19 @@ type refDoc struct {
 var _ Searcher = (*Reference)(nil)
 
 // NewReference returns an empty Reference using the analyzer and BM25
-// parameters of opts, like NewShard.
-func NewReference(opts ShardOptions) *Reference {
-	an := opts.Analyzer
+// parameters of opts, like NewShard. opts may be nil: every field takes its
+// default. The options are copied, so the caller may change or reuse them
+// afterwards.
+func NewReference(opts *ShardOptions) *Reference {
+	var o ShardOptions
+	if opts != nil {
+		o = *opts
+	}
+	an := o.Analyzer
 	if an == nil {
 		an = &Analyzer{}
 	}
-	return &Reference{an: an, p: opts.BM25.withDefaults(), docs: make(map[string]*refDoc)}
+	return &Reference{an: an, p: o.BM25.withDefaults(), docs: make(map[string]*refDoc)}
 }
 
 // Add indexes d, replacing any document with the same URL.

@@ -61,7 +61,7 @@ func TestRemoteMeterAndErrors(t *testing.T) {
 // Remote: both must fail cleanly, never panic.
 func FuzzWire(f *testing.F) {
 	s := smallShard(f, 10)
-	ts := index.NewTermIndex(index.TermIndexOptions{Shards: 1})
+	ts := index.NewTermIndex(&index.TermIndexOptions{Shards: 1})
 	ts.Add(index.Document{URL: "u", Text: "ka lo"})
 	h := &index.Handler{Searcher: s, Postings: ts.Shard(0)}
 	var reqs [][]byte

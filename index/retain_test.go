@@ -20,11 +20,11 @@ func TestAddKeepsNoText(t *testing.T) {
 		add  func(index.Document) error
 	}{
 		{"Shard", func() func(index.Document) error {
-			s := index.NewShard(index.ShardOptions{})
+			s := index.NewShard(nil)
 			return func(d index.Document) error { _, err := s.Add(d); return err }
 		}()},
 		{"TermIndex", func() func(index.Document) error {
-			ti := index.NewTermIndex(index.TermIndexOptions{Shards: 2})
+			ti := index.NewTermIndex(&index.TermIndexOptions{Shards: 2})
 			return func(d index.Document) error { _, err := ti.Add(d); return err }
 		}()},
 	} {

@@ -47,15 +47,21 @@ type Shard struct {
 
 var _ Searcher = (*Shard)(nil)
 
-// NewShard returns an empty shard.
-func NewShard(opts ShardOptions) *Shard {
-	an := opts.Analyzer
+// NewShard returns an empty shard. opts may be nil: every field takes its
+// default. The options are copied, so the caller may change or reuse them
+// afterwards (the Analyzer they point to is shared, not copied).
+func NewShard(opts *ShardOptions) *Shard {
+	var o ShardOptions
+	if opts != nil {
+		o = *opts
+	}
+	an := o.Analyzer
 	if an == nil {
 		an = &Analyzer{}
 	}
 	return &Shard{
 		an:         an,
-		p:          opts.BM25.withDefaults(),
+		p:          o.BM25.withDefaults(),
 		dictionary: newDictionary(),
 		docTable:   newDocTable(),
 	}

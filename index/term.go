@@ -109,23 +109,29 @@ type TermIndex struct {
 
 var _ Searcher = (*TermIndex)(nil)
 
-// NewTermIndex returns an empty term-partitioned index.
-func NewTermIndex(opts TermIndexOptions) *TermIndex {
-	n := opts.Shards
+// NewTermIndex returns an empty term-partitioned index. opts may be nil:
+// every field takes its default. The options are copied, so the caller may
+// change or reuse them afterwards.
+func NewTermIndex(opts *TermIndexOptions) *TermIndex {
+	var o TermIndexOptions
+	if opts != nil {
+		o = *opts
+	}
+	n := o.Shards
 	if n <= 0 {
 		n = 4
 	}
-	an := opts.Analyzer
+	an := o.Analyzer
 	if an == nil {
 		an = &Analyzer{}
 	}
-	ti := &TermIndex{an: an, p: opts.BM25.withDefaults(), docTable: newDocTable()}
+	ti := &TermIndex{an: an, p: o.BM25.withDefaults(), docTable: newDocTable()}
 	for i := range n {
 		s := NewTermShard()
 		ti.shards = append(ti.shards, s)
 		var src PostingSource = s
-		if opts.Source != nil {
-			src = opts.Source(i, s)
+		if o.Source != nil {
+			src = o.Source(i, s)
 		}
 		ti.sources = append(ti.sources, src)
 	}

@@ -248,7 +248,7 @@ type crawlOutput struct {
 func crawl(t *testing.T, web *fetchtest.Web, f fetch.Fetcher, sinks ...crawlkit.Sink) crawlOutput {
 	t.Helper()
 	var log bytes.Buffer
-	out := crawlOutput{links: map[string]bool{}, shard: index.NewShard(index.ShardOptions{})}
+	out := crawlOutput{links: map[string]bool{}, shard: index.NewShard(nil)}
 	var traps []string
 	for _, p := range web.Traps() {
 		traps = append(traps, mustURL(p).Hostname())

@@ -359,7 +359,7 @@ func checkOutputs(t *testing.T, dir, report string) {
 	}
 
 	// The index: every indexable page, once.
-	ix, err := index.OpenDir(filepath.Join(dir, "index"), index.DirOptions{})
+	ix, err := index.OpenDir(filepath.Join(dir, "index"), nil)
 	if err != nil {
 		t.Fatalf("index: %v", err)
 	}

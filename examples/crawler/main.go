@@ -404,7 +404,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer lf.Close()
-		shard := index.NewShard(index.ShardOptions{})
+		shard := index.NewShard(nil)
 		cfg.Sinks = append(cfg.Sinks, crawlkit.NewLinkLog(lf), crawlkit.IndexSink{Shard: shard})
 		searcher = shard
 	}

@@ -103,7 +103,7 @@ func (out *output) configure(cfg *crawlkit.Config) error {
 		return err
 	}
 	out.sinks = append(out.sinks, pages)
-	if out.index, err = index.OpenDir(filepath.Join(out.dir, "index"), index.DirOptions{}); err != nil {
+	if out.index, err = index.OpenDir(filepath.Join(out.dir, "index"), nil); err != nil {
 		return err
 	}
 	out.sinks = append(out.sinks, &crawlkit.IndexDirSink{Dir: out.index})

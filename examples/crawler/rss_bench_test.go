@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,6 +51,7 @@ func BenchmarkCrawlRSS(b *testing.B) {
 				for range b.N {
 					r := crawlRSS(b, bin, pages, mode == "disk", nil)
 					b.ReportMetric(r.peakMiB, "peak-RSS-MiB")
+					b.ReportMetric(r.crawlMiB, "crawl-RSS-MiB")
 					b.ReportMetric(r.peakMiB*(1<<20)/float64(r.pages), "RSS-B/page")
 					b.ReportMetric(r.rate, "pages/s")
 					b.ReportMetric(float64(r.pages), "pages")
@@ -57,12 +61,15 @@ func BenchmarkCrawlRSS(b *testing.B) {
 	}
 }
 
-// rssResult is what crawlRSS measured.
+// rssResult is what crawlRSS measured: the process's peak RSS, the peak
+// of the RSS sampled until the crawl's summary (the graph is built after
+// it), and the summary's figures.
 type rssResult struct {
-	peakMiB float64
-	pages   int
-	rate    float64
-	stdout  string
+	peakMiB  float64
+	crawlMiB float64
+	pages    int
+	rate     float64
+	stdout   string
 }
 
 var summaryRE = regexp.MustCompile(`elapsed [^,]+, (\d+) pages \(([0-9.]+) pages/s\)`)
@@ -93,8 +100,41 @@ func crawlRSS(tb testing.TB, bin string, pages int, disk bool, extra []string, w
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&stdout, pw), &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	// Sample the RSS until the summary line shows the crawl is over.
+	var crawlMiB atomic.Uint64
+	summary := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "elapsed ") {
+				close(summary)
+				break
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-summary:
+				return
+			case <-t.C:
+				if mib, ok := rssMiB(cmd.Process.Pid); ok && uint64(mib) > crawlMiB.Load() {
+					crawlMiB.Store(uint64(mib))
+				}
+			}
+		}
+	}()
+	err := cmd.Wait()
+	pw.Close()
+	if err != nil {
 		tb.Fatalf("crawler: %v\n%s", err, stderr.String())
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
@@ -104,5 +144,5 @@ func crawlRSS(tb testing.TB, bin string, pages int, disk bool, extra []string, w
 	}
 	n, _ := strconv.Atoi(m[1])
 	rate, _ := strconv.ParseFloat(m[2], 64)
-	return rssResult{peakMiB: float64(ru.Maxrss) / 1024, pages: n, rate: rate, stdout: stdout.String()}
+	return rssResult{peakMiB: float64(ru.Maxrss) / 1024, crawlMiB: float64(crawlMiB.Load()), pages: n, rate: rate, stdout: stdout.String()}
 }

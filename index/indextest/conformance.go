@@ -21,7 +21,7 @@ func TestSearcher(t *testing.T, build func(t *testing.T, docs []index.Document) 
 	t.Helper()
 	cfg := Config{Seed: 77, Docs: 300, Vocab: 2000, MeanLen: 30}
 	docs := Corpus(cfg)
-	ref := index.NewReference(index.ShardOptions{})
+	ref := index.NewReference(nil)
 	for _, d := range docs {
 		if _, err := ref.Add(d); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@
 //
 //	func TestConformance(t *testing.T) {
 //		indextest.TestSearcher(t, func(t *testing.T, docs []index.Document) index.Searcher {
-//			s := index.NewShard(index.ShardOptions{})
+//			s := index.NewShard(nil)
 //			for _, d := range docs {
 //				s.Add(d)
 //			}

@@ -73,8 +73,8 @@ func (s shifted) Search(ctx context.Context, q index.Query, g *index.Stats) (*in
 
 func TestCompare(t *testing.T) {
 	docs := indextest.Corpus(indextest.Config{Seed: 1, Docs: 100, MeanLen: 20})
-	s := index.NewShard(index.ShardOptions{})
-	ref := index.NewReference(index.ShardOptions{})
+	s := index.NewShard(nil)
+	ref := index.NewReference(nil)
 	for _, d := range docs {
 		s.Add(d)
 		ref.Add(d)
