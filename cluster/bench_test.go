@@ -93,7 +93,7 @@ func BenchmarkContentSeenRemote(b *testing.B) {
 	names := []string{"a", "b"}
 	var nodes []*Node
 	for _, name := range names {
-		nd, err := NewNode(context.Background(), Options{Name: name, Nodes: names, Transport: tr, Logger: quietLogger(), LookupDelay: time.Millisecond})
+		nd, err := NewNode(context.Background(), &Options{Name: name, Nodes: names, Transport: tr, Logger: quietLogger(), LookupDelay: time.Millisecond})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -321,7 +321,7 @@ func memNodes(t *testing.T, n int, mod func(*Options)) ([]*Node, *Mem) {
 		if mod != nil {
 			mod(&o)
 		}
-		nd, err := NewNode(context.Background(), o)
+		nd, err := NewNode(context.Background(), &o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -422,7 +422,7 @@ func TestContentPartitionLog(t *testing.T) {
 	d.LogTo(nil)
 	nodes[0].Close()
 
-	again, err := NewNode(ctx, Options{Name: "n0", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(), Shards: 64})
+	again, err := NewNode(ctx, &Options{Name: "n0", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(), Shards: 64})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func startNodes(t *testing.T, names []string, transports []Transport, mod func(i
 		if mod != nil {
 			mod(i, &o)
 		}
-		nd, err := NewNode(context.Background(), o)
+		nd, err := NewNode(context.Background(), &o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -158,7 +158,7 @@ func (tc *testCluster) start(name, dir string) {
 	if dir != "" {
 		o.ContentLog = filepath.Join(dir, "content.log")
 	}
-	nd, err := NewNode(context.Background(), o)
+	nd, err := NewNode(context.Background(), &o)
 	if err != nil {
 		t.Fatal(err)
 	}

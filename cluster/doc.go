@@ -85,7 +85,7 @@
 // One process of a three-node crawl (the others differ in Name and
 // UserAgent):
 //
-//	node, err := cluster.NewNode(ctx, cluster.Options{
+//	node, err := cluster.NewNode(ctx, &cluster.Options{
 //		Name:    "n0",
 //		Nodes:   []string{"n0", "n1", "n2"},
 //		NATSURL: "nats://127.0.0.1:4222", // or EmbedAddr: "127.0.0.1:4222"

@@ -17,7 +17,7 @@ func Example() {
 	names := []string{"a", "b"}
 	var nodes []*cluster.Node
 	for _, name := range names {
-		n, err := cluster.NewNode(ctx, cluster.Options{Name: name, Nodes: names, Transport: t})
+		n, err := cluster.NewNode(ctx, &cluster.Options{Name: name, Nodes: names, Transport: t})
 		if err != nil {
 			fmt.Println(err)
 			return

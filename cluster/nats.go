@@ -53,8 +53,8 @@ type NATS struct {
 
 // DialNATS connects to the NATS server at url (several separated by
 // commas: the client fails over between them) and returns a transport
-// that closes the connection on Close.
-func DialNATS(ctx context.Context, url string, opts NATSOptions) (*NATS, error) {
+// that closes the connection on Close. opts may be nil, as for NewNATS.
+func DialNATS(ctx context.Context, url string, opts *NATSOptions) (*NATS, error) {
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond), nats.Name("crawlkit"))
 	if err != nil {
 		return nil, &Error{Op: "dial", Subject: url, Err: err}
@@ -69,42 +69,48 @@ func DialNATS(ctx context.Context, url string, opts NATSOptions) (*NATS, error) 
 }
 
 // NewNATS returns a transport over an open connection, creating (or
-// updating) the inbox stream. Close does not close nc.
-func NewNATS(ctx context.Context, nc *nats.Conn, opts NATSOptions) (*NATS, error) {
-	if opts.Prefix == "" {
-		opts.Prefix = "crawlkit"
+// updating) the inbox stream. Close does not close nc. opts may be nil:
+// every field takes its default. The options are copied, so the caller
+// may change or reuse them afterwards.
+func NewNATS(ctx context.Context, nc *nats.Conn, opts *NATSOptions) (*NATS, error) {
+	var o NATSOptions
+	if opts != nil {
+		o = *opts
 	}
-	if opts.Stream == "" {
-		opts.Stream = "CRAWLKIT"
+	if o.Prefix == "" {
+		o.Prefix = "crawlkit"
 	}
-	if opts.Replicas <= 0 {
-		opts.Replicas = 1
+	if o.Stream == "" {
+		o.Stream = "CRAWLKIT"
 	}
-	if opts.AckWait <= 0 {
-		opts.AckWait = 30 * time.Second
+	if o.Replicas <= 0 {
+		o.Replicas = 1
 	}
-	if opts.RedeliverDelay <= 0 {
-		opts.RedeliverDelay = 100 * time.Millisecond
+	if o.AckWait <= 0 {
+		o.AckWait = 30 * time.Second
+	}
+	if o.RedeliverDelay <= 0 {
+		o.RedeliverDelay = 100 * time.Millisecond
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, &Error{Op: "jetstream", Err: err}
 	}
 	storage := jetstream.FileStorage
-	if opts.Memory {
+	if o.Memory {
 		storage = jetstream.MemoryStorage
 	}
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:      opts.Stream,
-		Subjects:  []string{opts.Prefix + ".urls.*"},
+		Name:      o.Stream,
+		Subjects:  []string{o.Prefix + ".urls.*"},
 		Retention: jetstream.WorkQueuePolicy,
 		Storage:   storage,
-		Replicas:  opts.Replicas,
+		Replicas:  o.Replicas,
 	})
 	if err != nil {
-		return nil, &Error{Op: "create stream", Subject: opts.Stream, Err: err}
+		return nil, &Error{Op: "create stream", Subject: o.Stream, Err: err}
 	}
-	return &NATS{nc: nc, js: js, stream: st, opts: opts}, nil
+	return &NATS{nc: nc, js: js, stream: st, opts: o}, nil
 }
 
 // Conn returns the underlying connection.
@@ -309,37 +315,45 @@ type ServerOptions struct {
 // StartServer starts an embedded NATS server with JetStream and waits
 // until it accepts connections; its ClientURL is what DialNATS takes.
 // Stop it with Shutdown and WaitForShutdown.
-func StartServer(opts ServerOptions) (*server.Server, error) {
-	host, port, err := splitAddr(opts.Addr, "127.0.0.1:0")
+//
+// opts may be nil, but StoreDir is required: nil fails with an *Error.
+// The options are read, not kept: the caller may change or reuse them
+// afterwards.
+func StartServer(opts *ServerOptions) (*server.Server, error) {
+	if opts == nil {
+		return nil, &Error{Op: "start server", Err: errors.New("nil ServerOptions: StoreDir is required")}
+	}
+	o := *opts
+	host, port, err := splitAddr(o.Addr, "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	so := &server.Options{
-		Host: host, Port: port, ServerName: opts.Name,
-		JetStream: true, StoreDir: opts.StoreDir,
+		Host: host, Port: port, ServerName: o.Name,
+		JetStream: true, StoreDir: o.StoreDir,
 		NoLog: true, NoSigs: true,
 	}
-	if opts.Cluster != "" {
-		ch, cp, err := splitAddr(opts.ClusterAddr, "")
+	if o.Cluster != "" {
+		ch, cp, err := splitAddr(o.ClusterAddr, "")
 		if err != nil {
 			return nil, err
 		}
-		so.Cluster = server.ClusterOpts{Name: opts.Cluster, Host: ch, Port: cp}
-		so.Routes = server.RoutesFromStr(strings.Join(opts.Routes, ","))
+		so.Cluster = server.ClusterOpts{Name: o.Cluster, Host: ch, Port: cp}
+		so.Routes = server.RoutesFromStr(strings.Join(o.Routes, ","))
 	}
 	s, err := server.NewServer(so)
 	if err != nil {
-		return nil, &Error{Op: "start server", Subject: opts.Addr, Err: err}
+		return nil, &Error{Op: "start server", Subject: o.Addr, Err: err}
 	}
 	s.Start()
-	wait := opts.ReadyTimeout
+	wait := o.ReadyTimeout
 	if wait <= 0 {
 		wait = 10 * time.Second
 	}
 	if !s.ReadyForConnections(wait) {
 		s.Shutdown()
 		s.WaitForShutdown()
-		return nil, &Error{Op: "start server", Subject: opts.Addr, Err: fmt.Errorf("not ready after %v", wait)}
+		return nil, &Error{Op: "start server", Subject: o.Addr, Err: fmt.Errorf("not ready after %v", wait)}
 	}
 	return s, nil
 }

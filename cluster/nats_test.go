@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ func natsOptions() NATSOptions {
 
 func startTestServer(t testing.TB) *server.Server {
 	t.Helper()
-	s, err := StartServer(ServerOptions{StoreDir: t.TempDir()})
+	s, err := StartServer(&ServerOptions{StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +36,23 @@ func dialTest(t testing.TB, url string, opts NATSOptions) *NATS {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	tr, err := DialNATS(ctx, url, opts)
+	tr, err := DialNATS(ctx, url, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// TestStartServerNil checks that nil options, which lack the required
+// StoreDir, fail with an *Error.
+func TestStartServerNil(t *testing.T) {
+	var e *Error
+	if s, err := StartServer(nil); !errors.As(err, &e) {
+		if s != nil {
+			s.Shutdown()
+		}
+		t.Fatalf("StartServer(nil) = %v, want an *Error", err)
+	}
 }
 
 func TestNATSDelivery(t *testing.T) {
@@ -68,7 +81,7 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
 	}
 	for i, p := range ports {
-		s, err := StartServer(ServerOptions{
+		s, err := StartServer(&ServerOptions{
 			StoreDir: t.TempDir(), Name: fmt.Sprintf("s%d", i),
 			Cluster: "crawlkit-test", ClusterAddr: fmt.Sprintf("127.0.0.1:%d", p), Routes: routes,
 			// Three JetStream servers starting under -race beside other
@@ -99,7 +112,7 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		var err error
-		prod, err = DialNATS(ctx, strings.Join(urls, ","), opts)
+		prod, err = DialNATS(ctx, strings.Join(urls, ","), &opts)
 		cancel()
 		if err == nil {
 			break

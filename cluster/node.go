@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -136,11 +137,20 @@ type Node struct {
 // stream and serves content-seen lookups and the index shard. Use
 // Configure to put its hooks into a crawlkit.Config, then Start with the
 // Crawler.
-func NewNode(ctx context.Context, opts Options) (*Node, error) {
-	if !validToken(opts.Name) || !slices.Contains(opts.Nodes, opts.Name) {
-		return nil, &Error{Op: "new node", Subject: opts.Name, Err: ErrUnknownNode}
+//
+// opts may be nil, but Name and Nodes are required: nil fails with an
+// *Error wrapping ErrUnknownNode, as an empty Name does. The options are
+// copied (Nodes too), so the caller may change or reuse them afterwards.
+func NewNode(ctx context.Context, opts *Options) (*Node, error) {
+	if opts == nil {
+		return nil, &Error{Op: "new node", Err: fmt.Errorf("%w: nil Options (Name and Nodes are required)", ErrUnknownNode)}
 	}
-	for _, n := range opts.Nodes {
+	o := *opts
+	o.Nodes = slices.Clone(opts.Nodes)
+	if !validToken(o.Name) || !slices.Contains(o.Nodes, o.Name) {
+		return nil, &Error{Op: "new node", Subject: o.Name, Err: ErrUnknownNode}
+	}
+	for _, n := range o.Nodes {
 		if !validToken(n) {
 			return nil, &Error{Op: "new node", Subject: n, Err: errors.New("node name is not a subject token")}
 		}
@@ -155,42 +165,42 @@ func NewNode(ctx context.Context, opts Options) (*Node, error) {
 			*v = d
 		}
 	}
-	def(&opts.BatchSize, 256)
-	defD(&opts.BatchDelay, 20*time.Millisecond)
-	def(&opts.LookupBatch, 64)
-	defD(&opts.LookupDelay, 5*time.Millisecond)
-	defD(&opts.RequestTimeout, 5*time.Second)
-	defD(&opts.StatusInterval, 100*time.Millisecond)
-	defD(&opts.Linger, time.Minute)
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+	def(&o.BatchSize, 256)
+	defD(&o.BatchDelay, 20*time.Millisecond)
+	def(&o.LookupBatch, 64)
+	defD(&o.LookupDelay, 5*time.Millisecond)
+	defD(&o.RequestTimeout, 5*time.Second)
+	defD(&o.StatusInterval, 100*time.Millisecond)
+	defD(&o.Linger, time.Minute)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
-	ring, err := NewRing(opts.Nodes, opts.Shards)
+	ring, err := NewRing(o.Nodes, o.Shards)
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{opts: opts, ring: ring, log: opts.Logger, gone: map[string]Status{}, away: map[string]time.Time{}, dead: map[string]bool{}}
+	n := &Node{opts: o, ring: ring, log: o.Logger, gone: map[string]Status{}, away: map[string]time.Time{}, dead: map[string]bool{}}
 	if err := n.connect(ctx); err != nil {
 		n.shutdown(false)
 		return nil, err
 	}
 	n.meter = &Meter{T: n.raw}
-	n.splitter = newSplitter(ring, opts.Name, n.meter, opts.BatchSize, opts.BatchDelay, opts.Logger)
-	n.content = newContent(ring, opts.Name, n.meter, opts.LookupBatch, opts.LookupDelay, opts.RequestTimeout, opts.Logger)
-	if opts.ContentLog != "" {
-		if err := n.openContentLog(opts.ContentLog); err != nil {
+	n.splitter = newSplitter(ring, o.Name, n.meter, o.BatchSize, o.BatchDelay, o.Logger)
+	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.RequestTimeout, o.Logger)
+	if o.ContentLog != "" {
+		if err := n.openContentLog(o.ContentLog); err != nil {
 			n.shutdown(false)
 			return nil, err
 		}
 	}
-	c, err := n.raw.Serve("content."+opts.Name, n.content.serve)
+	c, err := n.raw.Serve("content."+o.Name, n.content.serve)
 	if err != nil {
 		n.shutdown(false)
 		return nil, err
 	}
 	n.closers = append(n.closers, c)
-	if opts.Index != nil {
-		c, err := ServeIndex(n.raw, opts.Name, opts.Index)
+	if o.Index != nil {
+		c, err := ServeIndex(n.raw, o.Name, o.Index)
 		if err != nil {
 			n.shutdown(false)
 			return nil, err
@@ -239,7 +249,7 @@ func (n *Node) connect(ctx context.Context) error {
 			}
 			dir, n.tmp = d, d
 		}
-		s, err := StartServer(ServerOptions{Addr: n.opts.EmbedAddr, StoreDir: dir, Name: n.opts.Name})
+		s, err := StartServer(&ServerOptions{Addr: n.opts.EmbedAddr, StoreDir: dir, Name: n.opts.Name})
 		if err != nil {
 			return err
 		}
@@ -248,7 +258,7 @@ func (n *Node) connect(ctx context.Context) error {
 	default:
 		return &Error{Op: "new node", Subject: n.opts.Name, Err: errors.New("no Transport, NATSURL or EmbedAddr")}
 	}
-	t, err := DialNATS(ctx, n.opts.NATSURL, n.opts.NATS)
+	t, err := DialNATS(ctx, n.opts.NATSURL, &n.opts.NATS)
 	if err != nil {
 		return err
 	}

@@ -19,12 +19,13 @@ func TestNewNodeErrors(t *testing.T) {
 	defer tr.Close()
 	for _, tc := range []struct {
 		name string
-		opts Options
+		opts *Options
 	}{
-		{"not in list", Options{Name: "x", Nodes: []string{"a", "b"}, Transport: tr}},
-		{"bad token", Options{Name: "a.b", Nodes: []string{"a.b"}, Transport: tr}},
-		{"bad other", Options{Name: "a", Nodes: []string{"a", "b*"}, Transport: tr}},
-		{"no transport", Options{Name: "a", Nodes: []string{"a"}}},
+		{"nil", nil},
+		{"not in list", &Options{Name: "x", Nodes: []string{"a", "b"}, Transport: tr}},
+		{"bad token", &Options{Name: "a.b", Nodes: []string{"a.b"}, Transport: tr}},
+		{"bad other", &Options{Name: "a", Nodes: []string{"a", "b*"}, Transport: tr}},
+		{"no transport", &Options{Name: "a", Nodes: []string{"a"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n, err := NewNode(context.Background(), tc.opts)
@@ -45,7 +46,7 @@ func TestNewNodeErrors(t *testing.T) {
 func TestEmbeddedNode(t *testing.T) {
 	ctx := context.Background()
 	names := []string{"a", "b"}
-	a, err := NewNode(ctx, Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", Logger: quietLogger()})
+	a, err := NewNode(ctx, &Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestEmbeddedNode(t *testing.T) {
 	if a.ClientURL() == "" {
 		t.Fatal("no ClientURL")
 	}
-	b, err := NewNode(ctx, Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(), Logger: quietLogger()})
+	b, err := NewNode(ctx, &Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(), Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestFarewellWithWork(t *testing.T) {
 		t.Fatal("idle while a node that left work behind is gone")
 	}
 	// n1 comes back with nothing to do: the cluster is idle.
-	back, err := NewNode(context.Background(), Options{Name: "n1", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(),
+	back, err := NewNode(context.Background(), &Options{Name: "n1", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(),
 		Shards: 64, StatusInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -203,12 +204,12 @@ func TestNodesLeaveInAnyOrder(t *testing.T) {
 	web := simWeb()
 	defer web.Close()
 	names := []string{"a", "b"}
-	a, err := NewNode(context.Background(), Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
+	a, err := NewNode(context.Background(), &Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
 		Logger: quietLogger(), Shards: 64, StatusInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewNode(context.Background(), Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(),
+	b, err := NewNode(context.Background(), &Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(),
 		Logger: quietLogger(), Shards: 64, StatusInterval: 400 * time.Millisecond})
 	if err != nil {
 		a.Close()
@@ -261,12 +262,12 @@ func TestNodesLeaveInAnyOrder(t *testing.T) {
 func TestLinger(t *testing.T) {
 	for _, busy := range []bool{false, true} {
 		names := []string{"a", "b"}
-		a, err := NewNode(context.Background(), Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
+		a, err := NewNode(context.Background(), &Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
 			Logger: quietLogger(), Linger: 20 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewNode(context.Background(), Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(), Logger: quietLogger()})
+		b, err := NewNode(context.Background(), &Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(), Logger: quietLogger()})
 		if err != nil {
 			a.Close()
 			t.Fatal(err)
@@ -362,7 +363,7 @@ func TestDeadAfter(t *testing.T) {
 	}
 
 	// n1 comes back: n0 waits for it again until it has done its work.
-	back, err := NewNode(context.Background(), Options{Name: "n1", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(),
+	back, err := NewNode(context.Background(), &Options{Name: "n1", Nodes: []string{"n0", "n1"}, Transport: tr, Logger: quietLogger(),
 		Shards: 64, StatusInterval: 10 * time.Millisecond, DeadAfter: dead})
 	if err != nil {
 		t.Fatal(err)

@@ -430,7 +430,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 
 	var node *cluster.Node
 	if o.Node != "" {
-		node, err = cluster.NewNode(ctx, cluster.Options{
+		node, err = cluster.NewNode(ctx, &cluster.Options{
 			Name: o.Node, Nodes: strings.Split(o.Nodes, ","),
 			NATSURL: o.NATSURL, EmbedAddr: o.NATSEmbed, Index: searcher, DeadAfter: time.Duration(o.DeadAfter),
 		})
