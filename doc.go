@@ -99,6 +99,14 @@
 // Every URL ends in exactly one Outcome (fetched, duplicate content,
 // robots-denied, filtered with its reason, ...), counted in Stats.
 //
+// # Configuration
+//
+// Constructors take *Options; nil means every default; the options are
+// copied. Each field's comment states its default; where a field is
+// required (warc.WriterOptions.Dir), nil fails with a typed error. New's
+// Config stays a value: it is the crawl's whole description, not a
+// constructor's options.
+//
 // # Commands
 //
 // examples/crawler is the bundled crawler (-demo crawls a simulated web with

@@ -43,9 +43,11 @@ func (s *WARCSink) WantsWire() bool { return true }
 
 var _ WireSink = (*WARCSink)(nil)
 
-// NewWARCSink opens a WARC writer with opts (Dir is required).
-func NewWARCSink(opts warc.WriterOptions) (*WARCSink, error) {
-	w, err := warc.NewWriter(&opts)
+// NewWARCSink opens a WARC writer with opts (Dir is required), as
+// warc.NewWriter does: nil opts fail with a *warc.Error, and the options
+// are copied, so the caller may change or reuse them afterwards.
+func NewWARCSink(opts *warc.WriterOptions) (*WARCSink, error) {
+	w, err := warc.NewWriter(opts)
 	if err != nil {
 		return nil, err
 	}

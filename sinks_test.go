@@ -32,7 +32,7 @@ func TestWARCSinkArchivesEveryExchange(t *testing.T) {
 		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
 	defer web.Close()
 	dir := t.TempDir()
-	ws, err := NewWARCSink(warc.WriterOptions{Dir: dir})
+	ws, err := NewWARCSink(&warc.WriterOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestWARCSinkTruncated(t *testing.T) {
 	defer srv.Close()
 	const limit = 16 << 10
 	f := fetch.NewHTTP(&fetch.Options{KeepWire: true, MaxBodySize: limit, AllowPrivate: true})
-	ws, err := NewWARCSink(warc.WriterOptions{Dir: t.TempDir()})
+	ws, err := NewWARCSink(&warc.WriterOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func BenchmarkCrawlState(b *testing.B) {
 // after the crawl.
 func fileSinks(tb testing.TB, dir string) ([]crawlkit.Sink, []io.Closer) {
 	tb.Helper()
-	w, err := crawlkit.NewWARCSink(warc.WriterOptions{Dir: filepath.Join(dir, "warc")})
+	w, err := crawlkit.NewWARCSink(&warc.WriterOptions{Dir: filepath.Join(dir, "warc")})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -303,7 +303,7 @@ func TestReplayReproducesCrawl(t *testing.T) {
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 3, Hosts: 12, MeanPages: 12, ChangePeriods: []time.Duration{0}, CrawlDelay: 10 * time.Millisecond})
 	defer web.Close()
 	dir := t.TempDir()
-	sink, err := crawlkit.NewWARCSink(warc.WriterOptions{Dir: dir, MaxFileSize: 64 << 10})
+	sink, err := crawlkit.NewWARCSink(&warc.WriterOptions{Dir: dir, MaxFileSize: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func (out *output) saveSettings(o *options) error {
 
 // configure opens the durable sinks and puts them and the state into cfg.
 func (out *output) configure(cfg *crawlkit.Config) error {
-	w, err := crawlkit.NewWARCSink(warc.WriterOptions{Dir: filepath.Join(out.dir, "warc"), MaxFileSize: 256 << 20})
+	w, err := crawlkit.NewWARCSink(&warc.WriterOptions{Dir: filepath.Join(out.dir, "warc"), MaxFileSize: 256 << 20})
 	if err != nil {
 		return err
 	}
