@@ -416,7 +416,7 @@ func (r *segReader) fence() (*fence, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(buf)+len(t) > math.MaxUint32 || i > 0 && string(t) <= string(buf[prev:]) {
+		if uint64(len(buf))+uint64(len(t)) > math.MaxUint32 || i > 0 && string(t) <= string(buf[prev:]) {
 			return nil, r.corrupt("dictionary blocks out of order")
 		}
 		prev = len(buf)
