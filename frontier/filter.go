@@ -335,8 +335,13 @@ func Extensions(exts []string) URLFilter {
 
 // HostBudget accepts at most Max URLs per host (u.Hostname(), lower
 // case) and refuses the rest: it bounds what one host, trap or not, can
-// cost the crawl. It counts every URL it accepts, so put it last in a
-// Chain. Safe for concurrent use; 1 map entry per host.
+// cost a crawl loop built on the frontier alone. It counts every URL it
+// accepts, duplicates included, so put it last in a Chain, and it keeps
+// its counts in memory. crawlkit.Crawler does not use it: its budgets
+// (Config.MaxPagesPerHost, MaxPagesPerDomain, MaxHostsPerDomain) count
+// the URLs it admits after the URL-seen test, in the crawl's State, so
+// that they hold across restarts. Safe for concurrent use; 1 map entry
+// per host.
 type HostBudget struct {
 	Max int
 
