@@ -6,10 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"os"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 )
 
@@ -96,4 +98,23 @@ func ExampleMemState() {
 	// first run stopped at: 5
 	// second run went on: true
 	// every queued URL has an outcome: true
+}
+
+// ExampleNewJSONLines writes page records to standard output; Close
+// flushes them and leaves os.Stdout open.
+func ExampleNewJSONLines() {
+	sink := crawlkit.NewJSONLines(os.Stdout)
+	p := &crawlkit.Page{URL: "http://a.test/", Fetched: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Response: &fetch.Response{Status: 200, ContentType: "text/html", Body: []byte("<title>A</title>")},
+		Document: &fetch.Document{Title: "A"}}
+	if err := sink.Write(context.Background(), p); err != nil {
+		panic(err)
+	}
+	if err := sink.Close(); err != nil {
+		panic(err)
+	}
+	fmt.Println("stdout still open")
+	// Output:
+	// {"url":"http://a.test/","depth":0,"fetched":"2026-01-01T00:00:00Z","status":200,"content_type":"text/html","title":"A","bytes":16,"fetch_ms":0,"links":0,"fingerprint":"0000000000000000"}
+	// stdout still open
 }
