@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/netip"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/crawlkit/crawlkit/dns/dnstest"
-	"github.com/crawlkit/crawlkit/fetch/fetchtest"
-	"github.com/crawlkit/crawlkit/frontier"
 )
 
 func TestBadFlags(t *testing.T) {
@@ -110,89 +105,4 @@ func boundCommand(t *testing.T, d time.Duration, bin string, args ...string) *ex
 		return cmd.Process.Kill()
 	}
 	return cmd
-}
-
-// TestKillAndResume starts the crawler as a process, kills it with
-// SIGKILL in mid-crawl, resumes it, and checks on the server's request
-// log that no URL was lost and only the pages in flight at the kill were
-// fetched twice.
-func TestKillAndResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the command: not in -short mode")
-	}
-	bin := filepath.Join(t.TempDir(), "crawler")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	web := fetchtest.NewWeb(fetchtest.Config{Seed: 3, Hosts: 20, MeanPages: 12, Latency: 5 * time.Millisecond,
-		ChangePeriods: []time.Duration{0}, CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
-	defer web.Close()
-	srv := dnstest.Start(t, dnstest.Config{})
-	srv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
-
-	const workers = 8
-	out := t.TempDir()
-	args := []string{"-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private",
-		"-out", out, "-workers", fmt.Sprint(workers), "-delay-factor", "2", "-max-per-host", "60", "-quiet"}
-
-	first := boundCommand(t, 2*time.Minute, bin, args...)
-	var firstErr bytes.Buffer
-	first.Stderr = &firstErr
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(web.Log()) < 120 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	first.Process.Signal(syscall.SIGKILL)
-	first.Wait()
-	killedAt := len(web.Log())
-	if killedAt < 120 {
-		t.Fatalf("crawler made only %d requests before the deadline; stderr:\n%s", killedAt, firstErr.String())
-	}
-
-	second := boundCommand(t, 2*time.Minute, bin, append(args, "-resume")...)
-	var stdout, stderr bytes.Buffer
-	second.Stdout, second.Stderr = &stdout, &stderr
-	if err := second.Run(); err != nil {
-		t.Fatalf("resumed crawl: %v\nstderr:\n%s", err, stderr.String())
-	}
-	t.Logf("killed after %d requests; %d in all", killedAt, len(web.Log()))
-
-	// Requests per URL, robots.txt and retried answers aside.
-	type key struct{ host, path string }
-	times, retried := map[key]int{}, map[key]bool{}
-	for _, r := range web.Log() {
-		if strings.Contains(r.Path, "robots") && strings.HasSuffix(r.Path, ".txt") {
-			continue // robots.txt (and its redirect hops) is fetched anew by every run
-		}
-		k := key{r.Host, r.Path}
-		times[k]++
-		if r.Status == 429 || r.Status == 503 {
-			retried[k] = true
-		}
-	}
-	twice := 0
-	for k, n := range times {
-		if n > 1 && !retried[k] {
-			twice += n - 1
-			t.Logf("fetched %d times: %s%s", n, k.host, k.path)
-		}
-	}
-	if twice > workers {
-		t.Errorf("%d pages fetched twice, more than the %d that can be in flight", twice, workers)
-	}
-
-	filters := frontier.DefaultFilters()
-	lost := web.Missed("crawlkit", func(u string) bool {
-		pu, err := url.Parse(u)
-		return err != nil || filters.Filter(pu) != nil
-	})
-	if len(lost) > 0 {
-		t.Errorf("%d reachable pages never fetched across the kill, e.g. %v", len(lost), lost[:min(5, len(lost))])
-	}
-	if v := web.RobotsViolations("crawlkit"); len(v) > 0 {
-		t.Errorf("%d robots.txt violations", len(v))
-	}
 }
