@@ -55,6 +55,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -386,7 +387,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 
 	var searcher index.Searcher
 	var graphDir string
-	titles := &titleSink{m: map[string]string{}}
+	titles := &titleSink{}
 	if out != nil {
 		if err := out.configure(&cfg); err != nil {
 			return err
@@ -482,13 +483,27 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no page could be fetched (%d fetch errors, %d robots denials): check the seeds, -dns and -allow-private", stats.Outcomes[crawlkit.FetchError], stats.Outcomes[crawlkit.RobotsDenied])
 	}
 
+	found, err := searchSummary(context.WithoutCancel(ctx), searcher, titles.titles)
+	if err != nil {
+		return err
+	}
+	// The index and the crawl's state are done with: their caches go
+	// before the graph is built, so that the process's peak memory is
+	// the crawl's, not the sum of both.
+	if out != nil {
+		if err := out.closeAll(); err != nil {
+			return err
+		}
+	}
+	debug.FreeOSMemory()
 	linksPath, graphBase := filepath.Join(graphDir, "links.tsv"), filepath.Join(graphDir, "graph", "web")
 	if err := buildGraph(linksPath, graphBase); err != nil {
 		return err
 	}
-	if err := summarize(context.WithoutCancel(ctx), stdout, graphBase, searcher, titles.m); err != nil {
+	if err := summarizeGraph(stdout, graphBase); err != nil {
 		return err
 	}
+	fmt.Fprint(stdout, found)
 	if demo != nil && !o.resume {
 		// The simulated web's request log holds this run's requests
 		// only: the check means something for a demo crawled in one.

@@ -112,30 +112,39 @@ func (out *output) configure(cfg *crawlkit.Config) error {
 	return nil
 }
 
-// Close closes the index and the state; the sinks were closed by Run.
-func (out *output) Close() error {
+// closeAll closes the index and the state, which nothing needs after
+// the summary's query; Close after it does nothing.
+func (out *output) closeAll() error {
 	var err error
 	if out.index != nil {
 		err = out.index.Close()
+		out.index = nil
 	}
-	return errors.Join(err, out.state.Close())
+	if out.state != nil {
+		err = errors.Join(err, out.state.Close())
+		out.state = nil
+	}
+	return err
 }
+
+// Close closes the index and the state; the sinks were closed by Run.
+func (out *output) Close() error { return out.closeAll() }
 
 // titleSink remembers the titles of the first pages, for the summary's
-// sample query: the seeds and the pages near them, which are the most
-// linked. It keeps at most maxTitles.
+// sample query: the seeds and the pages near them. It keeps at most
+// maxTitles.
 type titleSink struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu     sync.Mutex
+	titles []string
 }
 
-const maxTitles = 2000
+const maxTitles = 100
 
 func (t *titleSink) Write(_ context.Context, p *crawlkit.Page) error {
 	if p.Document != nil && p.Document.Title != "" {
 		t.mu.Lock()
-		if len(t.m) < maxTitles {
-			t.m[p.URL] = p.Document.Title
+		if len(t.titles) < maxTitles {
+			t.titles = append(t.titles, p.Document.Title)
 		}
 		t.mu.Unlock()
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -96,7 +97,10 @@ func buildGraph(linksPath, basename string) error {
 		return err
 	}
 	defer f.Close()
-	b, err := webgraph.NewBuilder(&webgraph.BuilderOptions{TempDir: filepath.Dir(basename)})
+	// Batches smaller than the defaults: the graph of a crawl of millions
+	// of pages is built in a few hundred MiB, at the cost of more runs
+	// to merge.
+	b, err := webgraph.NewBuilder(&webgraph.BuilderOptions{TempDir: filepath.Dir(basename), BatchURLs: 256 << 10, BatchArcs: 2 << 20})
 	if err != nil {
 		return err
 	}
@@ -110,9 +114,10 @@ func buildGraph(linksPath, basename string) error {
 	return nil
 }
 
-// summarize prints what the crawl built: the graph's size in bits per
-// link, the most linked pages, and a sample query.
-func summarize(ctx context.Context, w io.Writer, graphBase string, searcher index.Searcher, titles map[string]string) error {
+// summarizeGraph prints the graph's size in bits per link and its most
+// linked pages, in memory bounded by the number of nodes (one int each is
+// not kept: a top-5 is).
+func summarizeGraph(w io.Writer, graphBase string) error {
 	store, err := webgraph.OpenStore(graphBase)
 	if err != nil {
 		return fmt.Errorf("web graph: %w", err)
@@ -129,21 +134,34 @@ func summarize(ctx context.Context, w io.Writer, graphBase string, searcher inde
 	fmt.Fprintln(w)
 
 	type node struct{ id, in int }
-	var top []node
+	better := func(a, b node) bool { return a.in > b.in || a.in == b.in && a.id < b.id }
+	var top []node // the best five, best first
 	for id := range store.NumNodes() {
 		in, err := store.InDegree(id)
 		if err != nil {
 			return err
 		}
-		top = append(top, node{id, in})
+		n := node{id, in}
+		if len(top) == 5 && !better(n, top[4]) {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return better(n, top[i]) })
+		top = slices.Insert(top, i, n)
+		if len(top) > 5 {
+			top = top[:5]
+		}
 	}
-	sort.Slice(top, func(i, j int) bool { return top[i].in > top[j].in || top[i].in == top[j].in && top[i].id < top[j].id })
 	fmt.Fprintln(w, "most linked pages:")
-	for _, n := range top[:min(5, len(top))] {
+	for _, n := range top {
 		u, _ := store.URL(n.id)
 		fmt.Fprintf(w, "  %5d in-links  %s\n", n.in, u)
 	}
+	return nil
+}
 
+// searchSummary runs a sample query on the crawl's index and returns
+// what to print of it ("" for an empty index).
+func searchSummary(ctx context.Context, searcher index.Searcher, titles []string) (string, error) {
 	docs, an := 0, (*index.Analyzer)(nil)
 	switch ix := searcher.(type) {
 	case *index.Shard:
@@ -152,32 +170,29 @@ func summarize(ctx context.Context, w io.Writer, graphBase string, searcher inde
 		docs, an = int(ix.Info().Docs), ix.Analyzer()
 	}
 	if docs == 0 {
-		return nil
+		return "", nil
 	}
-	var urls []string
-	for _, n := range top[:min(50, len(top))] {
-		u, _ := store.URL(n.id)
-		urls = append(urls, u)
-	}
-	query := sampleQuery(titles, urls)
+	query := sampleQuery(titles)
 	q := index.ParseQuery(an, query, index.And, 3)
 	res, err := searcher.Search(ctx, q, nil)
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return "", fmt.Errorf("index: %w", err)
 	}
-	fmt.Fprintf(w, "index: %d documents; query %q:\n", docs, query)
+	var b strings.Builder
+	fmt.Fprintf(&b, "index: %d documents; query %q:\n", docs, query)
 	for _, h := range res.Hits {
-		fmt.Fprintf(w, "  %.3f  %s  %q\n", h.Score, h.URL, h.Title)
+		fmt.Fprintf(&b, "  %.3f  %s  %q\n", h.Score, h.URL, h.Title)
 	}
-	return nil
+	return b.String(), nil
 }
 
-// sampleQuery picks two words of the title of the most linked page that
-// has one: a query sure to have answers on any crawl.
-func sampleQuery(titles map[string]string, urls []string) string {
-	for _, u := range urls {
+// sampleQuery picks two words of the first title that has them: the
+// crawl's first pages are its seeds and their neighbours, so the query
+// is sure to have answers.
+func sampleQuery(titles []string) string {
+	for _, t := range titles {
 		var words []string
-		for _, f := range strings.Fields(titles[u]) {
+		for _, f := range strings.Fields(t) {
 			if f = strings.Trim(f, ".,:;!?()[]\"'"); len(f) > 3 {
 				words = append(words, strings.ToLower(f))
 			}
