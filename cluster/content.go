@@ -70,6 +70,10 @@ func newContent(ring *Ring, self string, t Transport, size int, delay, timeout t
 
 // Seen implements dedup.ContentSeen.
 func (c *Content) Seen(ctx context.Context, doc dedup.Doc) (dedup.Match, error) {
+	if err := ctx.Err(); err != nil {
+		// A caller that gave up records nothing (dedup.ContentSeen).
+		return dedup.Match{}, &Error{Op: "content seen", Subject: doc.URL, Err: err}
+	}
 	fp := dedup.TextFingerprint(doc.Text)
 	m := dedup.Match{Fingerprint: fp}
 	owner := c.ring.FingerprintOwner(fp)

@@ -11,7 +11,8 @@ import (
 // others.
 type Resolver interface {
 	// LookupNetIP returns the addresses of host (IPv4 and IPv6). An IP
-	// literal is returned as it is.
+	// literal is returned as its address, an IPv4-mapped IPv6 one
+	// unmapped.
 	LookupNetIP(ctx context.Context, host string) ([]netip.Addr, error)
 }
 

@@ -22,13 +22,6 @@ func newHTTP(t *testing.T, w *fetchtest.Web, change func(*fetch.Options)) *fetch
 	return f
 }
 
-// staticSkips are the checks fetch.Static is known to fail: it looks a
-// URL up in its map whatever its scheme, so a URL that is not absolute
-// http or https gets a 404 instead of an error wrapping ErrScheme.
-var staticSkips = map[string]string{
-	"NotHTTP": "Static answers 404 for a URL that is not absolute http(s) instead of a KindBadURL error wrapping ErrScheme",
-}
-
 // Every Fetcher of the package passes the fetchertest suite: HTTP (with
 // its defaults and keeping the wire bytes), a FetcherFunc around it, and
 // Static filled with the answers HTTP got from the suite's web.
@@ -46,7 +39,7 @@ func TestFetcherConformance(t *testing.T) {
 		{"FetcherFunc", fetchertest.Harness{New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
 			return fetch.FetcherFunc(newHTTP(t, w, nil).Fetch)
 		}}},
-		{"Static", fetchertest.Harness{Skip: staticSkips, New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
+		{"Static", fetchertest.Harness{New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
 			f := newHTTP(t, w, nil)
 			s := fetch.Static{}
 			for _, raw := range fetchertest.URLs(w) {

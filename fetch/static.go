@@ -22,6 +22,9 @@ func (s Static) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	if req == nil || req.URL == nil {
 		return nil, &Error{Op: "request", Kind: KindBadURL, Err: ErrScheme}
 	}
+	if sc := req.URL.Scheme; sc != "http" && sc != "https" || req.URL.Host == "" {
+		return nil, &Error{Op: "request", Kind: KindBadURL, URL: req.URL.String(), Err: ErrScheme}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "request", Kind: KindCanceled, URL: req.URL.String(), Err: err}
 	}

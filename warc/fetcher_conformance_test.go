@@ -14,10 +14,6 @@ import (
 // an archive of the suite's web: its answers to fetchertest.URLs, as
 // received, written with WriteExchange (gzip-compressed records, and
 // uncompressed ones).
-//
-// Replay looks a URL that is not absolute http or https up like any
-// other and fails it with ErrNotArchived (KindOther) instead of KindBadURL
-// wrapping fetch.ErrScheme; the suite names that deviation.
 func TestReplayFetcherConformance(t *testing.T) {
 	for _, uncompressed := range []bool{false, true} {
 		name := "gzip"
@@ -26,7 +22,6 @@ func TestReplayFetcherConformance(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			fetchertest.Run(t, fetchertest.Harness{
-				Skip: map[string]string{"NotHTTP": "Replay fails a URL that is not absolute http(s) with ErrNotArchived, not a KindBadURL error wrapping ErrScheme"},
 				New: func(t *testing.T, web *fetchtest.Web) fetch.Fetcher {
 					w, err := warc.NewWriter(&warc.WriterOptions{Dir: t.TempDir(), Uncompressed: uncompressed})
 					if err != nil {

@@ -294,6 +294,9 @@ func (r *Replay) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		return nil, &fetch.Error{Op: "replay", Kind: fetch.KindBadURL, Err: fetch.ErrScheme}
 	}
 	raw := req.URL.String()
+	if sc := req.URL.Scheme; sc != "http" && sc != "https" || req.URL.Host == "" {
+		return nil, &fetch.Error{Op: "replay", Kind: fetch.KindBadURL, URL: raw, Err: fetch.ErrScheme}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &fetch.Error{Op: "replay", Kind: fetch.KindCanceled, URL: raw, Err: err}
 	}
