@@ -431,10 +431,16 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 
 	var node *cluster.Node
 	if o.Node != "" {
-		node, err = cluster.NewNode(ctx, &cluster.Options{
+		nopts := &cluster.Options{
 			Name: o.Node, Nodes: strings.Split(o.Nodes, ","),
 			NATSURL: o.NATSURL, EmbedAddr: o.NATSEmbed, Index: searcher, DeadAfter: time.Duration(o.DeadAfter),
-		})
+		}
+		if out != nil {
+			// The node's share of the content fingerprints survives a
+			// restart with the rest of the crawl.
+			nopts.ContentLog = filepath.Join(out.dir, "content.log")
+		}
+		node, err = cluster.NewNode(ctx, nopts)
 		if err != nil {
 			return fmt.Errorf("joining the cluster: %w", err)
 		}
