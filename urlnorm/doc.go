@@ -7,9 +7,12 @@
 // A link in a page is usually relative to the page (book §20.2.1: the link
 // "/wiki/Wikipedia:General_disclaimer" on en.wikipedia.org/wiki/Main_Page
 // points to http://en.wikipedia.org/wiki/Wikipedia:General_disclaimer).
-// Resolve implements RFC 3986 §5 and adds the leniency browsers apply to
-// hrefs in real pages (whitespace, backslashes, raw spaces and non-ASCII,
-// internationalized host names):
+// Resolve resolves links as browsers do: for http, https, ws, wss and ftp
+// it follows the WHATWG URL Standard's parser, which agrees with RFC 3986 §5
+// on ordinary links and adds the leniency browsers apply to hrefs in real
+// pages (whitespace, backslashes, any number of slashes after the scheme,
+// raw spaces and non-ASCII, internationalized host names, IPv4 written in
+// hex); other schemes keep RFC 3986 §5:
 //
 //	page, _ := url.Parse("http://en.wikipedia.org/wiki/Main_Page")
 //	u, err := urlnorm.Resolve(page, "/wiki/Wikipedia:General_disclaimer")
@@ -19,7 +22,8 @@
 // Two spellings of one URL must meet in the "URL seen?" test. Canonical
 // applies the syntax-based normalizations of RFC 3986 §6.2.2 and the
 // scheme-based ones of §6.2.3 that never change what a server sees: case of
-// scheme and host, default ports, percent-encoding, dot segments, the empty
+// scheme and host, default ports, percent-encoding (in the query of an
+// http URL also "'", which browsers send as %27), dot segments, the empty
 // path, the fragment. Rewrites that can change the page (sorting the query,
 // stripping session and tracking parameters, folding "www.") are options of
 // a Canonicalizer, off by default:

@@ -30,17 +30,19 @@ func Example() {
 
 func ExampleResolve() {
 	base, _ := url.Parse("http://a/b/c/d;p?q")
-	for _, ref := range []string{"../g", "//g", "?y", "g#s", `..\..\x y`, "http://b\u00fccher.example/"} {
+	for _, ref := range []string{"../g", "//g", "?y", "g#s", `..\..\x y`, "http://b\u00fccher.example/", "http:///www.example.com/x", "..//index.html"} {
 		u, _ := urlnorm.Resolve(base, ref)
 		fmt.Println(u)
 	}
 	// Output:
 	// http://a/b/g
-	// http://g
+	// http://g/
 	// http://a/b/c/d;p?y
 	// http://a/b/c/g#s
 	// http://a/x%20y
 	// http://xn--bcher-kva.example/
+	// http://www.example.com/x
+	// http://a/b//index.html
 }
 
 func ExampleCanonical() {

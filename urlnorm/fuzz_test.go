@@ -51,6 +51,11 @@ func FuzzResolve(f *testing.F) {
 	f.Add("http://a/b", "http://h.:1/a;b@c$d")
 	f.Add("http://a/b", "http://-h/./x")
 	f.Add("http://a/b", "https://h:/")
+	f.Add("http://a/105/index.html", "..//index.html")
+	f.Add("https://a/b", "http:///www.example.com/x?q='1'#f#g")
+	f.Add("http://a/b", "HTTP://0x7F.1:0080/%2e%2E/x")
+	f.Add("http://a/b", "https://[::FFFF:1.2.3.4]/\\x/%zz|^")
+	f.Add("http://a/b", "ws:\\b%C3%BCcher.example/")
 	f.Fuzz(func(t *testing.T, base, ref string) {
 		b, err := url.Parse(base)
 		if err != nil {

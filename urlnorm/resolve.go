@@ -15,27 +15,43 @@ var idnaProfile = idna.New(
 	idna.MapForLookup(),
 	idna.Transitional(false),
 	idna.StrictDomainName(false),
+	idna.CheckHyphens(false), // WHATWG: "-x.example" and "x-.example" are hosts
 	idna.BidiRule(),
 )
 
 // Resolve resolves the reference ref, as found in an href, against base
-// following RFC 3986 §5.2, and returns the absolute URL. The fragment of the
-// result is the fragment of ref (§5.2.2). Resolution works for any scheme;
-// keeping only http and https is the URL filter's job.
+// the way browsers do, and returns the absolute URL. The fragment of the
+// result is the fragment of ref.
 //
-// Before resolving, Resolve applies the leniency browsers apply to links in
-// real pages: leading and trailing whitespace and control characters are
-// trimmed, tabs and newlines anywhere are removed, backslashes before the
-// query are slashes in http, https, ws, wss and ftp URLs, spaces, control
-// characters, non-ASCII bytes and other characters RFC 3986 does not allow
-// are percent-encoded (non-ASCII as its UTF-8 bytes), a stray "%" becomes
-// "%25", and an internationalized host name becomes punycode (IDNA UTS #46).
-// IPv6 literals in brackets are kept as they are. Resolve does not
-// canonicalize beyond that: use Canonical for the duplicate-detection key.
+// When the result has a special scheme (http, https, ws, wss, ftp: ref has
+// one, or has none and base has one), Resolve follows the WHATWG URL
+// Standard's parser, which agrees with RFC 3986 §5.2 on ordinary links and
+// adds the leniency browsers apply to real pages: leading and trailing C0
+// controls and spaces are trimmed and tabs and newlines anywhere removed;
+// backslashes before the query are slashes; any number of slashes may
+// follow the scheme ("http:///www.example.com/x" is host www.example.com);
+// "http:x" relative to an http base is a relative reference; "." and ".."
+// segments, also written "%2e", are removed but empty segments are kept
+// ("..//index.html" on /105/index.html is //index.html); the host is
+// lower-cased, percent-decoded, converted to punycode (IDNA UTS #46) and,
+// if it ends in a number, read as an IPv4 address ("0x7f.1" is 127.0.0.1);
+// IPv6 literals are written in their compressed form; a default port is
+// dropped; spaces, controls, non-ASCII bytes and the other characters
+// browsers encode are percent-encoded (in a query also "'", as %27). Where
+// net/url cannot hold the browser's spelling ("%" that starts no escape,
+// "|" or "^" in a path, "#" and a few others in a fragment), it is
+// percent-encoded: the server decodes both spellings to the same bytes.
+// urlnorm/testdata/README lists the WHATWG test cases followed and not.
 //
-// base must be absolute; it may be nil, in which case ref must be absolute. Resolve does not
-// modify base. It is safe for concurrent use and costs one url.Parse plus a
-// copy of ref.
+// Other schemes are resolved by RFC 3986 §5.2 with the same trimming and
+// escaping. Resolve does not canonicalize beyond that: use Canonical for
+// the duplicate-detection key. Keeping only http and https is the URL
+// filter's job.
+//
+// base must be absolute; it may be nil, in which case ref must be absolute.
+// Resolve does not modify base. It is safe for concurrent use; the common
+// hrefs (relative paths, plain absolute http URLs) cost one allocation, the
+// result, and any other one copy of ref and one url.Parse.
 func Resolve(base *url.URL, ref string) (*url.URL, error) {
 	return resolve(base, ref, true)
 }
@@ -48,6 +64,13 @@ func resolve(base *url.URL, ref string, shortcuts bool) (*url.URL, error) {
 		if u, ok := fastResolve(base, ref); ok {
 			return u, nil
 		}
+	}
+	if t, ok := specialTarget(ref, base); ok {
+		u, err := parseSpecial(t, base)
+		if err != nil {
+			return nil, &Error{Op: "resolve", URL: ref, Err: err}
+		}
+		return u, nil
 	}
 	baseScheme := ""
 	if base != nil {
@@ -96,6 +119,26 @@ func resolve(base *url.URL, ref string, shortcuts bool) (*url.URL, error) {
 	return t, nil
 }
 
+// specialTarget returns ref trimmed of C0 controls and spaces, tabs and
+// newlines removed, and reports whether the URL it denotes has a special
+// scheme, for parseSpecial: ref has one, or has none and base is a
+// hierarchical URL with one.
+func specialTarget(ref string, base *url.URL) (string, bool) {
+	s := trimControl(ref)
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	if sch, ok := scheme(s); ok {
+		return s, special(sch)
+	}
+	return s, base != nil && base.Host != "" && base.Opaque == "" && special(base.Scheme)
+}
+
 // fastChar marks the bytes for which a relative reference needs neither
 // cleaning nor escaping and net/url keeps it as written: unreserved
 // characters and the delimiters "/?#&=;:,+@$".
@@ -118,7 +161,7 @@ func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
 	if (base == nil || base.IsAbs()) && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) {
 		return fastAbsolute(ref)
 	}
-	if base == nil || ref == "" || base.Scheme == "" || base.Opaque != "" || base.RawPath != "" || base.Host == "" ||
+	if base == nil || ref == "" || base.Scheme == "" || base.Opaque != "" || base.RawPath != "" || base.Host == "" || base.User != nil ||
 		ref[0] == '?' || ref[0] == '#' || strings.HasPrefix(ref, "//") || !validHostPort(base.Host) {
 		return nil, false
 	}
@@ -181,8 +224,8 @@ func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
 }
 
 // fastAbsolute parses the common absolute hrefs, "http://" or "https://"
-// and a lowercase host name (with a port maybe) followed by fastChar bytes
-// without dot segments, with one allocation. It reports false when the
+// and a lowercase host name (with a port maybe, not the default one)
+// followed by fastChar bytes without dot segments, with one allocation. It reports false when the
 // general path must be taken; what it accepts, it parses as url.Parse
 // does (checked by FuzzResolve).
 func fastAbsolute(ref string) (*url.URL, bool) {
@@ -192,16 +235,16 @@ func fastAbsolute(ref string) (*url.URL, bool) {
 		i++
 	}
 	host := rest[:i]
-	if host == "" || host[0] == '.' || host[0] == '-' {
-		return nil, false
+	if host == "" || host[0] == '.' || host[0] == '-' || endsInNumber(host) || strings.Contains(host, "xn--") {
+		return nil, false // IPv4 forms and punycode need the host parser
 	}
 	if i < len(rest) && rest[i] == ':' {
 		j := i + 1
 		for j < len(rest) && '0' <= rest[j] && rest[j] <= '9' {
 			j++
 		}
-		if j == i+1 {
-			return nil, false
+		if p := rest[i+1 : j]; p == "" || p[0] == '0' || len(p) > 5 || len(p) == 5 && p > "65535" || p == defaultPort(scheme) {
+			return nil, false // the host parser drops or normalizes it
 		}
 		host, i = rest[:j], j
 	}
@@ -221,6 +264,9 @@ func fastAbsolute(ref string) (*url.URL, bool) {
 	path, query, hasQuery := strings.Cut(path, "?")
 	if hasDotSegment(path) {
 		return nil, false
+	}
+	if path == "" {
+		path = "/" // a special URL's path is never empty
 	}
 	return &url.URL{Scheme: scheme, Host: host, Path: path, RawQuery: query, ForceQuery: hasQuery && query == "", Fragment: frag}, true
 }

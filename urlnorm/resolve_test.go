@@ -10,7 +10,10 @@ import (
 const rfc3986Base = "http://a/b/c/d;p?q"
 
 // TestResolveRFC3986 checks every example of RFC 3986 §5.4.1 (normal) and
-// §5.4.2 (abnormal). For "http:g" the strict result is expected.
+// §5.4.2 (abnormal). Where browsers differ (the WHATWG URL Standard) for
+// an http base, their result is expected: "http:g" is a relative reference
+// (the RFC's "backward compatible" reading) and a URL with a host has the
+// path "/" at least.
 func TestResolveRFC3986(t *testing.T) {
 	tests := []struct{ ref, want string }{
 		// §5.4.1 normal examples
@@ -19,7 +22,7 @@ func TestResolveRFC3986(t *testing.T) {
 		{"./g", "http://a/b/c/g"},
 		{"g/", "http://a/b/c/g/"},
 		{"/g", "http://a/g"},
-		{"//g", "http://g"},
+		{"//g", "http://g/"},
 		{"?y", "http://a/b/c/d;p?y"},
 		{"g?y", "http://a/b/c/g?y"},
 		{"#s", "http://a/b/c/d;p?q#s"},
@@ -56,7 +59,7 @@ func TestResolveRFC3986(t *testing.T) {
 		{"g?y/../x", "http://a/b/c/g?y/../x"},
 		{"g#s/./x", "http://a/b/c/g#s/./x"},
 		{"g#s/../x", "http://a/b/c/g#s/../x"},
-		{"http:g", "http:g"}, // strict parser
+		{"http:g", "http://a/b/c/g"}, // browsers; the RFC's strict parser gives "http:g"
 	}
 	base := mustParse(t, rfc3986Base)
 	for _, tt := range tests {
@@ -81,7 +84,7 @@ func TestResolveLenient(t *testing.T) {
 		{"http://a/b/c", "\x00\x1f /x \x7f", "http://a/x%20%7F"},
 		{"http://a/b/c", `\\evil.example\path`, "http://evil.example/path"},
 		{"http://a/b/c", `..\g\h`, "http://a/g/h"},
-		{"http://a/b/c", `g?x=\y`, "http://a/b/g?x=%5Cy"},
+		{"http://a/b/c", `g?x=\y`, `http://a/b/g?x=\y`}, // a query keeps "\" as browsers send it
 		{"https://a/b/c", `HTTP:\\x.example\y`, "http://x.example/y"},
 		{"ftp://a/b/c", `d\e`, "ftp://a/b/d/e"},
 		{"foo://a/b/c", `d\e`, "foo://a/b/d%5Ce"},
@@ -103,6 +106,41 @@ func TestResolveLenient(t *testing.T) {
 		{"http://a/b/c#frag", "", "http://a/b/c"},
 		{"foo:/a/b", "..//c", "foo:///c"},
 		{"http://a/b/c#frag", "#other", "http://a/b/c#other"},
+		// Where RFC 3986 §5.2.4 and browsers keep an empty segment that
+		// net/url drops.
+		{"http://a/105/index.html", "..//index.html", "http://a//index.html"},
+		{"http://a/b/c/d", "../..//x/./y", "http://a//x/y"},
+		{"http://a/b/c", "x//../y", "http://a/b/x/y"},
+		// Slashes after the scheme: any number, either kind.
+		{"http://a/b/c", "http:///www.example.com/x", "http://www.example.com/x"},
+		{"http://a/b/c", "https:////www.example.com/x", "https://www.example.com/x"},
+		{"http://a/b/c", `http:\\www.example.com\x`, "http://www.example.com/x"},
+		{"http://a/b/c", `https:\/www.example.com/x`, "https://www.example.com/x"},
+		{"http://a/b/c", "https:www.example.com/x", "https://www.example.com/x"},
+		{"http://a/b/c", "http:x", "http://a/b/x"},
+		{"http://a/b/c", "http:/x", "http://a/x"},
+		{"https://a/b/c", "http:/x", "http://x/"},
+		{"http://a/b/c", `/\www.example.com/x`, "http://www.example.com/x"},
+		{"http://a/b/c", `\x\y`, "http://a/x/y"},
+		{"http://a/b/c", "ht\ttp://exa\nmple.com/\r\nx", "http://example.com/x"},
+		{"http://a/b/c", "\x01\x1f http://example.com/x \x00", "http://example.com/x"},
+		// Hosts: case, IPv4 forms, IPv6 compression, ports.
+		{"http://a/b/c", "http://WWW.Example.COM/", "http://www.example.com/"},
+		{"http://a/b/c", "http://0x7f.1/", "http://127.0.0.1/"},
+		{"http://a/b/c", "http://3232235777/", "http://192.168.1.1/"},
+		{"http://a/b/c", "http://[2001:DB8:0:0:0:0:0:1]/", "http://[2001:db8::1]/"},
+		{"http://a/b/c", "http://[::ffff:1.2.3.4]/", "http://[::ffff:102:304]/"},
+		{"http://a/b/c", "http://h.example:80/x", "http://h.example/x"},
+		{"http://a/b/c", "https://h.example:0443/x", "https://h.example/x"},
+		{"http://a/b/c", "http://h.example:/x", "http://h.example/x"},
+		{"http://a/b/c", "http://h.example", "http://h.example/"},
+		// Dot segments also spelled %2e.
+		{"http://a/b/c/d", "%2e%2E/x", "http://a/b/x"},
+		{"http://a/b/c/d", ".%2e/.%2E/x", "http://a/x"},
+		// The query: "'" as %27, as browsers send it; other characters raw.
+		{"http://a/b/c", "?q='x'", "http://a/b/c?q=%27x%27"},
+		{"http://a/b/c", "/s?q=it's&a=\"b\"<c>{d}|e^", "http://a/s?q=it%27s&a=%22b%22%3Cc%3E{d}|e^"},
+		{"http://a/b/c", "/it's", "http://a/it's"},
 		{"http://en.wikipedia.org/wiki/Main_Page", "/wiki/Wikipedia:General_disclaimer",
 			"http://en.wikipedia.org/wiki/Wikipedia:General_disclaimer"},
 	}
@@ -132,6 +170,15 @@ func TestResolveErrors(t *testing.T) {
 		{"http://a/", "http://bad\u200dhost\u00ad.example\uFFFF/", ErrBadHost},
 		{"http://a/", "http://%zz\u00e9/", ErrBadHost},
 		{"http://a/", "http://[::1/", nil},
+		{"http://a/", "http://user@/x", ErrBadHost},
+		{"http://a/", "http:///", ErrBadHost},
+		{"http://a/", "http://a b/", ErrBadHost},
+		{"http://a/", "http://1.2.3.256/", ErrBadHost},
+		{"http://a/", "http://0x100000000/", ErrBadHost},
+		{"http://a/", "http://[::1%25eth0]/", ErrBadHost},
+		{"http://a/", "http://h:65536/", ErrBadPort},
+		{"http://a/", "http://h:8x/", ErrBadPort},
+		{"http://a/", "http://example.com%80/", ErrBadHost},
 		{"/relative/base", "x", ErrNoScheme},
 	}
 	for _, tt := range tests {
