@@ -52,7 +52,11 @@ func TrackingParams() []string {
 //   - percent-escapes get uppercase hex, escapes of unreserved characters
 //     (ALPHA DIGIT - . _ ~) are decoded, escapes of reserved characters are
 //     kept, characters RFC 3986 does not allow and a stray "%" are
-//     percent-encoded;
+//     percent-encoded, and so is "'" in the query of an http, https, ws,
+//     wss or ftp URL, as browsers send it (%27);
+//   - a special scheme (http, https, ws, wss, ftp) is followed by a host
+//     whatever the slashes after it, as browsers read it: "http:///x" and
+//     "http:x" are http://x/;
 //   - dot segments are removed (RFC 3986 §5.2.4) and an empty path with a
 //     host becomes "/";
 //   - the fragment is dropped.
@@ -105,9 +109,17 @@ func (c *Canonicalizer) canonical(raw string) (string, error) {
 	buf = append(buf, ':')
 	rest := s[len(sch)+1:]
 
-	hasAuth := len(rest) >= 2 && isSep(rest[0]) && isSep(rest[1])
+	// A special scheme is followed by an authority whatever the slashes
+	// ("http:///x" and "http:x" are host x, as browsers read them).
+	hasAuth := sp || len(rest) >= 2 && isSep(rest[0]) && isSep(rest[1])
 	if hasAuth {
-		rest = rest[2:]
+		if sp {
+			for rest != "" && isSep(rest[0]) {
+				rest = rest[1:]
+			}
+		} else {
+			rest = rest[2:]
+		}
 		end := len(rest)
 		for i := 0; i < len(rest); i++ {
 			if c := rest[i]; c == '?' || c == '#' || isSep(c) {
@@ -122,8 +134,6 @@ func (c *Canonicalizer) canonical(raw string) (string, error) {
 			return "", err
 		}
 		rest = rest[end:]
-	} else if sp {
-		return "", ErrBadHost
 	}
 
 	pathEnd := strings.IndexAny(rest, "?#")
@@ -152,10 +162,10 @@ func (c *Canonicalizer) canonical(raw string) (string, error) {
 			q = q[:h]
 		}
 		if c.SortQuery || len(c.StripParams) > 0 {
-			buf = c.appendParams(buf, q)
+			buf = c.appendParams(buf, q, sp)
 		} else {
 			buf = append(buf, '?')
-			buf = appendNorm(buf, q)
+			buf = appendQuery(buf, q, sp)
 		}
 	}
 	// buf is never written again: share its bytes instead of copying them.
@@ -328,15 +338,36 @@ func appendNorm(buf []byte, s string) []byte {
 	return buf
 }
 
+// appendQuery appends the query q normalized as appendNorm does and, if
+// special (the URL's scheme is), with "'" percent-encoded: browsers send
+// it as %27 in the query of such URLs (the WHATWG special-query
+// percent-encode set), so "?q='x'" and "?q=%27x%27" are one request. The
+// rest of that set (controls, space, '"', '#', '<', '>', non-ASCII) is
+// encoded by appendNorm already.
+func appendQuery(buf []byte, q string, special bool) []byte {
+	if !special || strings.IndexByte(q, '\'') < 0 {
+		return appendNorm(buf, q)
+	}
+	for {
+		i := strings.IndexByte(q, '\'')
+		if i < 0 {
+			return appendNorm(buf, q)
+		}
+		buf = appendNorm(buf, q[:i])
+		buf = append(buf, "%27"...)
+		q = q[i+1:]
+	}
+}
+
 // appendParams appends the query q filtered and sorted as c says, with its
-// "?" unless nothing is left.
-func (c *Canonicalizer) appendParams(buf []byte, q string) []byte {
+// "?" unless nothing is left; special is appendQuery's.
+func (c *Canonicalizer) appendParams(buf []byte, q string, special bool) []byte {
 	type param struct{ name, all string }
 	params := make([]param, 0, 8)
 	for more := true; more; {
 		var p string
 		p, q, more = strings.Cut(q, "&")
-		norm := string(appendNorm(nil, p))
+		norm := string(appendQuery(nil, p, special))
 		name, _, _ := strings.Cut(norm, "=")
 		if (norm == "" && c.SortQuery) || c.strip(name) {
 			continue

@@ -58,6 +58,20 @@ func TestCanonical(t *testing.T) {
 		{"file:///etc/../passwd", "file:///passwd"},
 		{"foo:/a/..//b", "foo:/.//b"},
 		{"  http://example.com/a\tb\n  ", "http://example.com/ab"},
+		// Slashes after a special scheme, as browsers read them.
+		{"http:///www.example.com/x", "http://www.example.com/x"},
+		{`https:\\example.com\x`, "https://example.com/x"},
+		{"http:foo", "http://foo/"},
+		{"foo:///x", "foo:///x"},
+		// The query as browsers send it: "'" is %27, one key for both.
+		{"http://example.com/?q='x'", "http://example.com/?q=%27x%27"},
+		{"http://example.com/?q=%27x%27", "http://example.com/?q=%27x%27"},
+		{"https://example.com/it's?a='", "https://example.com/it's?a=%27"},
+		{"foo://example.com/?a='", "foo://example.com/?a='"},
+		{`http://example.com/?a b"c<d>e`, "http://example.com/?a%20b%22c%3Cd%3Ee"},
+		{"http://example.com/?a%20b%22c%3Cd%3Ee", "http://example.com/?a%20b%22c%3Cd%3Ee"},
+		{"http://example.com/?a={b}|c", "http://example.com/?a=%7Bb%7D%7Cc"},
+		{"http://example.com/?q=\u00e9", "http://example.com/?q=%C3%A9"},
 	}
 	for _, tt := range tests {
 		got, err := Canonical(tt.in)
@@ -87,8 +101,9 @@ func TestCanonicalErrors(t *testing.T) {
 		{"/x", ErrNoScheme},
 		{"1http://x/", ErrBadScheme},
 		{"ht tp://x/", ErrBadScheme},
-		{"http:foo", ErrBadHost},
-		{"http:///x", ErrBadHost},
+		{"http:", ErrBadHost},
+		{"http:///", ErrBadHost},
+		{"http:?x", ErrBadHost},
 		{"http://./x", ErrBadHost},
 		{"http://a b/", ErrBadHost},
 		{"http://a<b/", ErrBadHost},
@@ -138,6 +153,7 @@ func TestCanonicalizerOptions(t *testing.T) {
 		{&www, "http://www.com/", "http://www.com/"},
 		{&www, "http://www2.example.com/", "http://www2.example.com/"},
 		{&all, "HTTPS://www.Example.com:443/a/../b?z=1&utm_campaign=q&a=2#x", "https://example.com/b?a=2&z=1"},
+		{&sort, "http://a/?b='&a=%27", "http://a/?a=%27&b=%27"},
 		{&Canonicalizer{}, "http://www.example.com/?b&a", "http://www.example.com/?b&a"},
 	}
 	for _, tt := range tests {
