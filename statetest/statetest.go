@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/dedup/deduptest"
 	"github.com/crawlkit/crawlkit/frontier"
 )
 
@@ -24,7 +29,10 @@ type Harness struct {
 	Reopen func(t *testing.T, s crawlkit.State) crawlkit.State
 }
 
-// Run runs the conformance suite as subtests of t.
+// Run runs the conformance suite as subtests of t: the rules of
+// crawlkit.State, then those of the optional capabilities
+// (ContentStorer, QueueStorer, ContactRecorder) when the State implements
+// them; the subtest of a capability it lacks skips, saying so.
 func Run(t *testing.T, h Harness) {
 	tests := []struct {
 		name string
@@ -38,6 +46,9 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentLookups", testConcurrent},
 		{"Restart", testRestart},
 		{"Closed", testClosed},
+		{"ContentStorer", testContentStorer},
+		{"QueueStorer", testQueueStorer},
+		{"ContactRecorder", testContactRecorder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -284,7 +295,432 @@ func testClosed(t *testing.T, h Harness) {
 	if _, err := s.Load(ctx, func(crawlkit.Pending) error { return nil }); err == nil {
 		t.Error("Load after Close succeeded")
 	}
+	// A closed State hands out none of the resources it owns.
+	if cs, ok := s.(crawlkit.ContentStorer); ok {
+		if _, err := cs.ContentSeen(); err == nil {
+			t.Error("ContentSeen after Close succeeded")
+		}
+		if _, err := cs.BodySeen(); err == nil {
+			t.Error("BodySeen after Close succeeded")
+		}
+	}
+	if qs, ok := s.(crawlkit.QueueStorer); ok {
+		if st, err := qs.QueueStore(); err == nil {
+			t.Error("QueueStore after Close succeeded")
+			st.Close()
+		}
+	}
+	if cr, ok := s.(crawlkit.ContactRecorder); ok {
+		if err := cr.Contacting(0, crawlkit.Contact{Key: "h:a.test", At: epoch, Until: epoch}); err == nil {
+			t.Error("Contacting after Close succeeded")
+		}
+		if _, err := cr.Contacts(); err == nil {
+			t.Error("Contacts after Close succeeded")
+		}
+	}
 	if err := s.Close(); err != nil && !errors.Is(err, crawlkit.ErrStateClosed) {
 		t.Logf("second Close: %v", err)
 	}
+}
+
+// reopen is h.Reopen, with the reopened State closed when the test ends.
+func reopen(t *testing.T, h Harness, s crawlkit.State) crawlkit.State {
+	t.Helper()
+	s = h.Reopen(t, s)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// same reports whether a and b are the same object.
+func same(a, b any) bool {
+	if reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	if a == nil || !reflect.TypeOf(a).Comparable() {
+		return a == nil && b == nil
+	}
+	return a == b
+}
+
+// testContentStorer: ContentSeen and BodySeen return the same sets on
+// every call (the crawler may ask more than once; a page recorded in one
+// set must be known to the next), the sets work, and a reopened State
+// remembers what they recorded.
+func testContentStorer(t *testing.T, h Harness) {
+	s := open(t, h)
+	cs, ok := s.(crawlkit.ContentStorer)
+	if !ok {
+		t.Skip("the State is not a ContentStorer")
+	}
+	ctx := context.Background()
+	text, other := []byte(deduptest.Text(41, 200)), []byte(deduptest.Text(42, 200))
+	const body = 0xb0d1e5
+	c1, b1 := contentSets(t, cs)
+	c2, b2 := contentSets(t, cs)
+	if !same(c1, c2) {
+		t.Errorf("ContentSeen returned %p, then %p: not the same set", c1, c2)
+	}
+	if !same(b1, b2) {
+		t.Errorf("BodySeen returned %p, then %p: not the same set", b1, b2)
+	}
+	if m, err := c1.Seen(ctx, dedup.Doc{URL: "http://a.test/1", Text: text}); err != nil || m.Seen {
+		t.Fatalf("ContentSeen: a new text: %+v, %v", m, err)
+	}
+	if m, err := c2.Seen(ctx, dedup.Doc{URL: "http://a.test/2", Text: text}); err != nil || !m.Seen || m.URL != "http://a.test/1" {
+		t.Errorf("ContentSeen: the same text again: %+v, %v; want seen at http://a.test/1", m, err)
+	}
+	if m, err := c2.Seen(ctx, dedup.Doc{URL: "http://a.test/3", Text: other}); err != nil || m.Seen {
+		t.Errorf("ContentSeen: another text: %+v, %v; want new", m, err)
+	}
+	if first, known, err := b1.Record(body, "http://a.test/img1"); err != nil || known || first != "http://a.test/img1" {
+		t.Fatalf("BodySeen: a new body: %q, %v, %v", first, known, err)
+	}
+	if first, known, err := b2.Record(body, "http://a.test/img2"); err != nil || !known || first != "http://a.test/img1" {
+		t.Errorf("BodySeen: the same body again: %q, %v, %v; want known at http://a.test/img1", first, known, err)
+	}
+	if h.Reopen == nil {
+		return
+	}
+	s = reopen(t, h, s)
+	cs, ok = s.(crawlkit.ContentStorer)
+	if !ok {
+		t.Fatalf("the reopened State, a %T, is not a ContentStorer", s)
+	}
+	c3, b3 := contentSets(t, cs)
+	if m, err := c3.Seen(ctx, dedup.Doc{URL: "http://a.test/4", Text: text}); err != nil || !m.Seen || m.URL != "http://a.test/1" {
+		t.Errorf("after a restart, ContentSeen: a text seen before: %+v, %v; want seen at http://a.test/1", m, err)
+	}
+	if first, known, err := b3.Record(body, "http://a.test/img3"); err != nil || !known || first != "http://a.test/img1" {
+		t.Errorf("after a restart, BodySeen: a body seen before: %q, %v, %v; want known at http://a.test/img1", first, known, err)
+	}
+}
+
+func contentSets(t *testing.T, cs crawlkit.ContentStorer) (dedup.ContentSeen, crawlkit.BodySeen) {
+	t.Helper()
+	c, err := cs.ContentSeen()
+	if err != nil || c == nil {
+		t.Fatalf("ContentSeen: %v, %v", c, err)
+	}
+	b, err := cs.BodySeen()
+	if err != nil || b == nil {
+		t.Fatalf("BodySeen: %v, %v", b, err)
+	}
+	return c, b
+}
+
+// testQueueStorer: a quick check of the frontier.Store QueueStore
+// returns (Push, Pop, Defer, Due, Scan), which starts empty on every
+// call, whatever the last one held, across a restart too; the caller
+// (the frontier) closes it, and the State works on.
+func testQueueStorer(t *testing.T, h Harness) {
+	s := open(t, h)
+	qs, ok := s.(crawlkit.QueueStorer)
+	if !ok {
+		t.Skip("the State is not a QueueStorer")
+	}
+	u := func(i int) frontier.URL {
+		return frontier.URL{URL: fmt.Sprintf("http://q%d.test/%d", i%2, i), Key: fmt.Sprintf("q%d.test", i%2), Depth: i % 3, Fingerprint: uint64(i)}
+	}
+	st := queueStore(t, qs, "the first store")
+	if err := st.Push(0, u(0), u(1)); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if err := st.Push(2, u(2)); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if st.Len(0) != 2 || st.Len(2) != 1 || st.Queues() != 3 {
+		t.Errorf("after Push: Len(0) = %d, Len(2) = %d, Queues() = %d; want 2, 1, 3", st.Len(0), st.Len(2), st.Queues())
+	}
+	if got, ok, err := st.Pop(0); err != nil || !ok || got.URL != u(0).URL || got.Key != u(0).Key || got.Depth != u(0).Depth {
+		t.Errorf("Pop(0) = %+v, %v, %v; want %+v", got, ok, err, u(0))
+	}
+	d := u(3)
+	d.Due = epoch.Add(time.Hour)
+	if err := st.Defer(d); err != nil {
+		t.Fatalf("Defer: %v", err)
+	}
+	if next, ok := st.NextDue(); !ok || !next.Equal(d.Due) || st.Deferred() != 1 {
+		t.Errorf("after Defer: NextDue() = %v, %v, Deferred() = %d; want %v, true, 1", next, ok, st.Deferred(), d.Due)
+	}
+	if due, err := st.Due(epoch, 10, nil); err != nil || len(due) != 0 {
+		t.Errorf("Due before its time: %v, %v", due, err)
+	}
+	if due, err := st.Due(d.Due, 10, nil); err != nil || len(due) != 1 || due[0].URL != d.URL {
+		t.Errorf("Due at its time: %v, %v; want %s", due, err, d.URL)
+	}
+	if held, want := scan(t, st), slices.Sorted(slices.Values([]string{u(1).URL, u(2).URL})); !slices.Equal(held, want) {
+		t.Errorf("Scan = %v, want %v", held, want)
+	}
+	if err := st.Close(); err != nil {
+		t.Errorf("closing the store: %v", err)
+	}
+
+	st = queueStore(t, qs, "a second store, after the first was closed holding two URLs")
+	if err := st.Push(1, u(5)); err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Errorf("closing the store: %v", err)
+	}
+	commit(t, s, crawlkit.Txn{Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/"}}}})
+	if m, _ := load(t, s); len(m) != 1 {
+		t.Errorf("after its queue stores were closed, the State loads %d pending URLs, want 1", len(m))
+	}
+	if h.Reopen == nil {
+		return
+	}
+	s = reopen(t, h, s)
+	qs, ok = s.(crawlkit.QueueStorer)
+	if !ok {
+		t.Fatalf("the reopened State, a %T, is not a QueueStorer", s)
+	}
+	st = queueStore(t, qs, "a store after a restart")
+	if err := st.Close(); err != nil {
+		t.Errorf("closing the store: %v", err)
+	}
+}
+
+// queueStore returns a new store of qs, checked empty.
+func queueStore(t *testing.T, qs crawlkit.QueueStorer, what string) frontier.Store {
+	t.Helper()
+	st, err := qs.QueueStore()
+	if err != nil || st == nil {
+		t.Fatalf("QueueStore: %v, %v", st, err)
+	}
+	if n := st.Queues(); n != 0 {
+		t.Errorf("%s: Queues() = %d, want 0", what, n)
+	}
+	for q := range 4 {
+		if n := st.Len(q); n != 0 {
+			t.Errorf("%s: Len(%d) = %d, want 0", what, q, n)
+		}
+	}
+	if n := st.Deferred(); n != 0 {
+		t.Errorf("%s: Deferred() = %d, want 0", what, n)
+	}
+	if _, ok := st.NextDue(); ok {
+		t.Errorf("%s: NextDue reports a deferred URL", what)
+	}
+	if held := scan(t, st); len(held) != 0 {
+		t.Errorf("%s holds %v", what, held)
+	}
+	return st
+}
+
+// scan returns the URLs st holds, sorted.
+func scan(t *testing.T, st frontier.Store) []string {
+	t.Helper()
+	var out []string
+	if err := st.Scan(func(u frontier.URL) bool { out = append(out, u.URL); return true }); err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// testContactRecorder: a new State has no contacts; workers record
+// theirs at once, each in its own slot, the latest replacing the one
+// before; a reopened State reports the latest of every worker, with At
+// and Until.
+func testContactRecorder(t *testing.T, h Harness) {
+	s := open(t, h)
+	cr, ok := s.(crawlkit.ContactRecorder)
+	if !ok {
+		t.Skip("the State is not a ContactRecorder")
+	}
+	if cs, err := cr.Contacts(); err != nil || len(cs) != 0 {
+		t.Errorf("a new State reports contacts %v, %v", cs, err)
+	}
+	const workers = 6
+	contact := func(w, round int) crawlkit.Contact {
+		at := epoch.Add(time.Duration(round)*time.Minute + time.Duration(w)*time.Second + 123*time.Nanosecond)
+		return crawlkit.Contact{Key: fmt.Sprintf("h:w%d-r%d.test", w, round), At: at, Until: at.Add(time.Duration(w+1) * time.Second)}
+	}
+	want := make([]crawlkit.Contact, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		rounds := 1 + w%3 // workers 1, 2, 4 and 5 contact more than once
+		want[w] = contact(w, rounds-1)
+		wg.Go(func() {
+			for r := range rounds {
+				if err := cr.Contacting(w, contact(w, r)); err != nil {
+					t.Errorf("Contacting(%d): %v", w, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if h.Reopen == nil {
+		return
+	}
+	s = reopen(t, h, s)
+	cr, ok = s.(crawlkit.ContactRecorder)
+	if !ok {
+		t.Fatalf("the reopened State, a %T, is not a ContactRecorder", s)
+	}
+	got, err := cr.Contacts()
+	if err != nil {
+		t.Fatalf("Contacts: %v", err)
+	}
+	slices.SortFunc(got, func(a, b crawlkit.Contact) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(want, func(a, b crawlkit.Contact) int { return strings.Compare(a.Key, b.Key) })
+	ok = len(got) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = got[i].Key == want[i].Key && got[i].At.Equal(want[i].At) && got[i].Until.Equal(want[i].Until)
+	}
+	if !ok {
+		t.Errorf("after a restart, Contacts() =\n\t%v\nwant the latest of each worker:\n\t%v", got, want)
+	}
+}
+
+// RunBodySeen runs the conformance suite of crawlkit.BodySeen as
+// subtests of t: Record keeps the first URL of a fingerprint and says it
+// was known; Forget makes the fingerprint new again, and forgetting an
+// unknown one is not an error; both are safe for concurrent use, each
+// fingerprint new to exactly one of the racing Records. newSet returns
+// an empty set each time it is called (once per subtest); cleanup
+// (Close) belongs in t.Cleanup.
+func RunBodySeen(t *testing.T, newSet func(t *testing.T) crawlkit.BodySeen) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, crawlkit.BodySeen)
+	}{
+		{"Record", testBodyRecord},
+		{"Forget", testBodyForget},
+		{"Many", testBodyMany},
+		{"Concurrent", testBodyConcurrent},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newSet(t)) })
+	}
+}
+
+// record calls b.Record and checks its answer.
+func record(t *testing.T, b crawlkit.BodySeen, fp uint64, url, wantFirst string, wantKnown bool) {
+	t.Helper()
+	first, known, err := b.Record(fp, url)
+	if err != nil || first != wantFirst || known != wantKnown {
+		t.Errorf("Record(%#x, %.60q) = %.60q, %v, %v; want %.60q, %v", fp, url, first, known, err, wantFirst, wantKnown)
+	}
+}
+
+func testBodyRecord(t *testing.T, b crawlkit.BodySeen) {
+	long := "http://a.test/" + strings.Repeat("päge/", 800) // 4 KB, not ASCII
+	for i, fp := range []uint64{0, 1, math.MaxUint64, dedup.Fingerprint("http://a.test/img.png")} {
+		a, c := fmt.Sprintf("http://a.test/%d.png", i), fmt.Sprintf("http://c.test/%d.png", i)
+		record(t, b, fp, a, a, false)
+		record(t, b, fp, c, a, true)
+		record(t, b, fp, a, a, true)
+	}
+	record(t, b, 2, long, long, false)
+	record(t, b, 2, "http://a.test/", long, true)
+}
+
+func testBodyForget(t *testing.T, b crawlkit.BodySeen) {
+	ctx := context.Background()
+	record(t, b, 10, "http://a.test/1", "http://a.test/1", false)
+	record(t, b, 11, "http://a.test/2", "http://a.test/2", false)
+	if err := b.Forget(ctx, 10); err != nil {
+		t.Fatalf("Forget: %v", err)
+	}
+	record(t, b, 10, "http://a.test/3", "http://a.test/3", false)
+	record(t, b, 10, "http://a.test/1", "http://a.test/3", true)
+	record(t, b, 11, "http://a.test/4", "http://a.test/2", true) // another fingerprint stays
+	// An unknown fingerprint, then one forgotten twice.
+	for _, fp := range []uint64{12, 11, 11} {
+		if err := b.Forget(ctx, fp); err != nil {
+			t.Errorf("Forget(%d): %v", fp, err)
+		}
+	}
+	record(t, b, 11, "http://a.test/5", "http://a.test/5", false)
+}
+
+func testBodyMany(t *testing.T, b crawlkit.BodySeen) {
+	const n = 5000
+	fp := func(i int) uint64 { return uint64(i) * 0x9e3779b97f4a7c15 }
+	for i := range n {
+		u := fmt.Sprintf("http://h%d.test/%d", i%31, i)
+		record(t, b, fp(i), u, u, false)
+	}
+	for i := range n {
+		record(t, b, fp(i), "http://other.test/", fmt.Sprintf("http://h%d.test/%d", i%31, i), true)
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func testBodyConcurrent(t *testing.T, b crawlkit.BodySeen) {
+	const workers, n = 8, 400
+	ctx := context.Background()
+	// race records fps from every worker at once, each in its own order
+	// and with its own URLs, and checks that each fingerprint was new
+	// to exactly one worker, whose URL all the others got.
+	race := func(fps []uint64, round int) {
+		var mu sync.Mutex
+		firsts := map[uint64][]string{} // fp → the first URL each worker got
+		news := map[uint64]string{}     // fp → URL of the worker it was new to
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				order := slices.Clone(fps)
+				r := rand.New(rand.NewPCG(uint64(w), uint64(round)))
+				r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+				for _, fp := range order {
+					u := fmt.Sprintf("http://w%d.test/%d/%x", w, round, fp)
+					first, known, err := b.Record(fp, u)
+					if err != nil {
+						t.Errorf("Record: %v", err)
+						return
+					}
+					mu.Lock()
+					firsts[fp] = append(firsts[fp], first)
+					if !known {
+						if prev, dup := news[fp]; dup {
+							t.Errorf("round %d: %#x was new to two Records (%s and %s)", round, fp, prev, u)
+						}
+						news[fp] = u
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for _, fp := range fps {
+			u, ok := news[fp]
+			if !ok {
+				t.Errorf("round %d: %#x was new to no Record", round, fp)
+				continue
+			}
+			for _, f := range firsts[fp] {
+				if f != u {
+					t.Errorf("round %d: a Record of %#x answered first %s; it was recorded first at %s", round, fp, f, u)
+					break
+				}
+			}
+		}
+	}
+	fps := make([]uint64, n)
+	for i := range fps {
+		fps[i] = uint64(i+1) * 0x100000001b3
+	}
+	race(fps, 0)
+	// Every worker forgets the even ones at once, then they race again.
+	var even []uint64
+	for i := 0; i < n; i += 2 {
+		even = append(even, fps[i])
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for _, fp := range even {
+				if err := b.Forget(ctx, fp); err != nil {
+					t.Errorf("Forget: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	race(even, 1)
 }
