@@ -81,3 +81,16 @@ func TestContacts(t *testing.T) {
 		}
 	}
 }
+
+// TestBodySeenConformance runs the BodySeen suite on a DB's body set.
+func TestBodySeenConformance(t *testing.T) {
+	statetest.RunBodySeen(t, func(t *testing.T) crawlkit.BodySeen {
+		db := open(t, t.TempDir())
+		t.Cleanup(func() { db.Close() })
+		b, err := db.BodySeen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+}
