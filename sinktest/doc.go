@@ -41,11 +41,16 @@
 // Rewind to the position taken before the first Write empties the
 // output; a malformed token, or a position beyond what the output holds,
 // is an error that changes nothing; Rewind after a Write does what
-// Harness.RewindAfterWrite says.
+// Harness.RewindAfterWrite says. No Rewind goes back more than three
+// pages: a killed crawl's sinks hold at most the page of the commit in
+// flight after the position it saved, and an implementation may keep
+// positions valid for a while only (index.Dir: until the second flush
+// after them).
 //
 // A PreparingSink prepares pages in parallel goroutines while the
 // Prepared are written in order: the output is the one Write makes, and
-// the positions rewind alike. An ExchangeSink archives the responses
+// the positions rewind alike; a page prepared and never written (its
+// commit failed) leaves no trace. An ExchangeSink archives the responses
 // given to Exchange, concurrently with Writes, and they are not pages; a
 // Rewind cuts the exchanges after the position too. A WireSink's
 // WantsWire does not change.

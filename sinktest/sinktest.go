@@ -652,7 +652,15 @@ func testPrepare(t *testing.T, h Harness) {
 		t.Fatalf("Rewind to the position after a prepared page: %v", err)
 	}
 	wantPages(t, h, dirA, pageURLs(0, n-2), "after Rewind to the position after a prepared page")
+
+	// A page prepared and never written (its commit failed) leaves no
+	// trace.
+	if _, err := d.(crawlkit.PreparingSink).Prepare(context.Background(), Page(n)); err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	write(t, d, Page(n+1))
 	closeSink(t, d)
+	wantPages(t, h, dirA, append(pageURLs(0, n-2), Page(n+1).URL), "after a page was prepared and not written")
 }
 
 // testExchange: the responses handed to Exchange — redirects,
