@@ -473,7 +473,8 @@ func testLeavesWriterOpen(t *testing.T, h Harness) {
 // testRewind is a crash and a resume: a sink writes pages, taking a
 // position after each; the process is killed (the sink abandoned without
 // Close); a new one opens the directory and rewinds to a position in the
-// middle: exactly the pages up to it are there. It writes more: they
+// middle: exactly the pages up to it are there. Killed before writing,
+// the next process rewinds to the same position. It writes more: they
 // follow. Killed again and resumed at its last position: nothing is cut.
 func testRewind(t *testing.T, h Harness) {
 	dir := t.TempDir()
@@ -488,6 +489,13 @@ func testRewind(t *testing.T, h Harness) {
 	}
 	want := pageURLs(0, 3)
 	wantPages(t, h, dir, want, "after Rewind to the position after the third page")
+	// Killed before its first commit: the next run rewinds to the same
+	// position.
+	s = openDurable(t, h, dir)
+	if err := s.Rewind(pos[2]); err != nil {
+		t.Fatalf("Rewind again to the same position, in a new process: %v", err)
+	}
+	wantPages(t, h, dir, want, "after a second Rewind to the same position")
 	more := writeAt(t, s, 6, 9)
 	want = append(want, pageURLs(6, 9)...)
 	wantPages(t, h, dir, want, "after three more Writes following the Rewind")
