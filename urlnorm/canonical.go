@@ -204,7 +204,8 @@ func (c *Canonicalizer) appendAuthority(buf []byte, auth, lsch string, sp bool) 
 		if z := strings.Index(lit, "%25"); z >= 0 {
 			lit = lit[:z] // RFC 6874 zone identifier
 		}
-		if a, err := netip.ParseAddr(lit); err != nil || !a.Is6() {
+		// A zone is written %25 (RFC 6874); netip takes "%0" too.
+		if a, err := netip.ParseAddr(lit); err != nil || !a.Is6() || strings.IndexByte(lit, '%') >= 0 {
 			return nil, ErrBadHost
 		}
 		for i := 0; i < len(host); i++ {
