@@ -56,6 +56,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add("http://a/b", "HTTP://0x7F.1:0080/%2e%2E/x")
 	f.Add("http://a/b", "https://[::FFFF:1.2.3.4]/\\x/%zz|^")
 	f.Add("http://a/b", "ws:\\b%C3%BCcher.example/")
+	f.Add("http://a/b", "../c/D.html#m(java.lang.String[], int)!*")
 	f.Fuzz(func(t *testing.T, base, ref string) {
 		b, err := url.Parse(base)
 		if err != nil {

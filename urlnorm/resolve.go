@@ -152,6 +152,11 @@ var fastChar = func() (t [256]bool) {
 	return t
 }()
 
+// fastFragChar reports whether c, not a fastChar, may be in the fragment
+// of a reference the shortcuts take: net/url keeps "!()*" there as
+// written (javadoc anchors are "#method(java.lang.String)").
+func fastFragChar(c byte) bool { return c == '!' || c == '(' || c == ')' || c == '*' }
+
 // fastResolve resolves the common hrefs (a relative path, maybe with query
 // and fragment, made of fastChar bytes and without dot segments but leading
 // "./" and "../", against a plain hierarchical base) with one allocation, the result. It reports false
@@ -168,7 +173,7 @@ func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
 	hash := false
 	for i := 0; i < len(ref); i++ {
 		c := ref[i]
-		if !fastChar[c] || (c == '#' && hash) {
+		if !fastChar[c] && !(hash && fastFragChar(c)) || (c == '#' && hash) {
 			return nil, false
 		}
 		hash = hash || c == '#'
@@ -255,7 +260,7 @@ func fastAbsolute(ref string) (*url.URL, bool) {
 	hash := false
 	for i := 0; i < len(rest); i++ {
 		c := rest[i]
-		if !fastChar[c] || (c == '#' && hash) {
+		if !fastChar[c] && !(hash && fastFragChar(c)) || (c == '#' && hash) {
 			return nil, false
 		}
 		hash = hash || c == '#'
