@@ -43,9 +43,14 @@
 // A Parser turns a response into a Document: title, visible text, language,
 // robots directives (meta robots, X-Robots-Tag) and the outgoing links with
 // their anchor text and rel, resolved against the first <base href> and the
-// page URL with urlnorm.Resolve. HTML runs the golang.org/x/net/html
-// tokenizer without building a tree and reads tags from the raw token bytes,
-// so it allocates per link, not per token. Sitemap reads XML urlsets and
+// page URL with urlnorm.Resolve (as browsers resolve them). HTML runs the
+// golang.org/x/net/html tokenizer without building a tree and reads tags
+// from the raw token bytes, so it allocates per link, not per token. It
+// reads a page as a browser with scripting disabled does, so the links
+// inside <noscript> are found; <link rel> canonical, alternate (with its
+// hreflang), next and prev are links too. A page's links are capped
+// (HTML.MaxLinks, 100000 by default); Document.LinksDropped counts the
+// ones a page lost to the cap. Sitemap reads XML urlsets and
 // sitemap indexes (gzip too) and text sitemaps, with caps on size and
 // entries. ByType picks one of them by content type.
 //

@@ -19,12 +19,14 @@ func FuzzHTML(f *testing.F) {
 	}
 	f.Add([]byte(`<a href=x>a<a href=y>b</a><base href="//h/"><meta http-equiv=refresh content="0;url='z'">`))
 	f.Add([]byte("<title>\x00</title><a href=\"\t\njava\nscript:x\">"))
+	f.Add([]byte(`<head><noscript><meta http-equiv=refresh content="0;url=/n"><a href=x>x</noscript></head><NOSCRIPT/><A HREF=..//y>y</A><noscript><noscript>z`))
+	f.Add([]byte(`<link rel="next prev" hreflang=" de " href="http:///h/x"><link rel=alternate hreflang href=\\h\y?'>`))
 	page := mustURL(f, "http://page.example/a/b.html")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := HTML{MaxLinks: 50, MaxText: 1000}
 		d := p.ParseBytes(body, page)
-		if len(d.Links) > 50 || len(d.Text) > 1000 {
-			t.Fatalf("caps exceeded: %d links, %d text", len(d.Links), len(d.Text))
+		if len(d.Links) > 50 || len(d.Text) > 1000 || d.LinksDropped > 0 && !d.Truncated {
+			t.Fatalf("caps exceeded: %d links, %d text, %d dropped, truncated %v", len(d.Links), len(d.Text), d.LinksDropped, d.Truncated)
 		}
 		if utf8.Valid(body) && (!utf8.ValidString(d.Text) || !utf8.ValidString(d.Title)) {
 			t.Fatalf("invalid UTF-8 out of valid input: %q %q", d.Title, d.Text)

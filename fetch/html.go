@@ -21,18 +21,39 @@ import (
 // itself, so that it allocates per link and per document, not per token.
 // The zero value is ready to use. An HTML is safe for concurrent use.
 //
+// It reads a page as a browser with scripting disabled does, since a
+// crawler runs no scripts: the content of <noscript> is markup, its links
+// are links and its text is visible (old javadoc pages reach their class
+// index only through <NOSCRIPT><A HREF=...>). Set Scripting for the DOM of
+// a rendering fetcher, where scripts ran.
+//
 // Input is expected in UTF-8, as the HTTP fetcher delivers it (see
 // ToUTF8); other bytes pass through unchanged. Parsing costs O(len(body)):
 // on the testdata pages about 140–155 MB per CPU-second, about 1.45 times the
 // CPU time of a bare x/net/html tokenizer loop over the same bytes (see
-// BenchmarkHTMLVsTokenizer). Scratch buffers are pooled.
+// BenchmarkHTMLVsTokenizer). Scratch buffers are pooled; a kept link costs
+// about 400 bytes of heap in six allocations (its Link, *url.URL and
+// strings; BenchmarkHTMLIndexPage).
 type HTML struct {
-	// MaxLinks caps the links kept per page; the rest are not collected
-	// and the Document is marked Truncated. Default 10000.
+	// MaxLinks caps the links kept per page; the links past it are not
+	// collected, and the Document counts them in LinksDropped and is
+	// marked Truncated. Default DefaultMaxLinks, 100000: large enough for
+	// real index pages (javadoc and Sphinx index pages run past 10000
+	// links), low enough to bound a hostile page at about 40 MB of links.
+	// The cap itself costs nothing: memory grows with the links a page
+	// has, not with MaxLinks.
 	MaxLinks int
 	// MaxText caps Document.Text, in bytes. Default 1 MiB.
 	MaxText int
+	// Scripting parses as a browser with scripting enabled: the content of
+	// <noscript> is raw text, hidden, and its links are not extracted.
+	// Default false: the content of <noscript> is markup, as a browser
+	// with scripting disabled (a crawler) parses it.
+	Scripting bool
 }
+
+// DefaultMaxLinks is the default of HTML.MaxLinks.
+const DefaultMaxLinks = 100000
 
 var _ Parser = (*HTML)(nil)
 
@@ -216,7 +237,7 @@ func lookupTag(name []byte) tagInfo {
 
 // pendingLink is a link whose href is resolved once the base is known.
 type pendingLink struct {
-	href, text, rel, tag string
+	href, text, rel, tag, hreflang string
 }
 
 // statePool recycles the buffers of ParseBytes between documents, so that
@@ -263,6 +284,7 @@ type htmlState struct {
 	doc        *Document
 	maxLinks   int
 	maxText    int
+	scripting  bool
 }
 
 // ParseBytes parses body as an HTML page at pageURL. It never fails: broken
@@ -272,9 +294,9 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 	s := statePool.Get().(*htmlState)
 	defer s.release()
 	s.doc = &Document{URL: pageURL, Base: pageURL}
-	s.maxLinks, s.maxText = p.MaxLinks, p.MaxText
+	s.maxLinks, s.maxText, s.scripting = p.MaxLinks, p.MaxText, p.Scripting
 	if s.maxLinks <= 0 {
-		s.maxLinks = 10000
+		s.maxLinks = DefaultMaxLinks
 	}
 	if s.maxText <= 0 {
 		s.maxText = 1 << 20
@@ -320,14 +342,21 @@ func (p *HTML) ParseBytes(body []byte, pageURL *url.URL) *Document {
 				s.anchor = appendCollapsed(s.anchor, t, 1<<12)
 			}
 		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
-			s.startTag(z.Raw(), tt == xhtml.SelfClosingTagToken)
+			if s.startTag(z.Raw(), tt == xhtml.SelfClosingTagToken) == tagNoscript && !s.scripting {
+				// With scripting disabled the HTML tree builder keeps
+				// the tokenizer out of raw text mode for <noscript>
+				// (HTML §13.2.6.4.4 and .7); x/net/html's tokenizer
+				// leaves that decision to its caller.
+				z.NextIsNotRawText()
+			}
 		case xhtml.EndTagToken:
 			s.endTag(z.Raw())
 		}
 	}
 }
 
-func (s *htmlState) startTag(raw []byte, selfClosing bool) {
+// startTag handles a start tag and returns the id of its element.
+func (s *htmlState) startTag(raw []byte, selfClosing bool) uint8 {
 	id, flags, rest := tagName(raw)
 	switch id {
 	case tagA:
@@ -335,7 +364,7 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 		a := scanAttrs(rest, "href", "rel")
 		href, ok := linkHref(a.val[0], a.ok&1 != 0)
 		if !ok {
-			return
+			return id
 		}
 		s.inAnchor = s.addLink(pendingLink{href: href, rel: lowerAttr(a.val[1]), tag: "a"})
 		s.anchorLink = len(s.links) - 1 // links inside the anchor (area, iframe) come after it
@@ -346,11 +375,11 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 			s.addLink(pendingLink{href: href, rel: lowerAttr(a.val[1]), text: collapse(unescapeAttr(a.val[2])), tag: "area"})
 		}
 	case tagLink:
-		a := scanAttrs(rest, "rel", "href")
+		a := scanAttrs(rest, "rel", "href", "hreflang")
 		rel := lowerAttr(a.val[0])
-		if hasToken(rel, "canonical") || hasToken(rel, "alternate") {
+		if linkRel(rel) {
 			if href, ok := linkHref(a.val[1], a.ok&2 != 0); ok {
-				s.addLink(pendingLink{href: href, rel: rel, tag: "link"})
+				s.addLink(pendingLink{href: href, rel: rel, tag: "link", hreflang: strings.TrimSpace(unescapeAttr(a.val[2]))})
 			}
 		}
 	case tagIframe, tagFrame:
@@ -388,9 +417,9 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 		if flags&tagBlock != 0 {
 			s.space()
 		}
-		return
+		return id
 	}
-	if flags&tagHidden != 0 {
+	if flags&tagHidden != 0 && (id != tagNoscript || s.scripting) {
 		if id != tagHead || len(s.hidden) == 0 {
 			s.hidden = append(s.hidden, id)
 		}
@@ -403,6 +432,16 @@ func (s *htmlState) startTag(raw []byte, selfClosing bool) {
 	if flags&tagBlock != 0 {
 		s.space()
 	}
+	return id
+}
+
+// linkRel reports whether a <link> with the lowercase rel leads to a page
+// a crawler wants: canonical, alternate (translations with hreflang,
+// feeds) and the pagination links next and prev (also spelled previous),
+// which some paginated listings are reachable by alone.
+func linkRel(rel string) bool {
+	return hasToken(rel, "canonical") || hasToken(rel, "alternate") ||
+		hasToken(rel, "next") || hasToken(rel, "prev") || hasToken(rel, "previous")
 }
 
 func (s *htmlState) endTag(raw []byte) {
@@ -439,10 +478,11 @@ func allSpace(t []byte) bool {
 }
 
 // addLink collects a link, whose href linkHref accepted, unless MaxLinks is
-// reached, and reports whether it did.
+// reached, and reports whether it did; a link past the cap is counted.
 func (s *htmlState) addLink(l pendingLink) bool {
 	if len(s.links) >= s.maxLinks {
 		s.doc.Truncated = true
+		s.doc.LinksDropped++
 		return false
 	}
 	s.links = append(s.links, l)
@@ -560,7 +600,7 @@ func (s *htmlState) finish() {
 		if err != nil || skipScheme(u.Scheme) || u.Host == "" && (u.Scheme == "http" || u.Scheme == "https") {
 			continue
 		}
-		d.Links = append(d.Links, Link{URL: u, Text: l.text, Rel: l.rel, Tag: l.tag})
+		d.Links = append(d.Links, Link{URL: u, Text: l.text, Rel: l.rel, Tag: l.tag, Hreflang: l.hreflang})
 	}
 }
 

@@ -55,6 +55,11 @@ type Document struct {
 	// Truncated reports that a cap (links, text, entries) was reached or
 	// the response body itself was truncated.
 	Truncated bool
+	// LinksDropped counts the links past the parser's cap on links per
+	// page (HTML.MaxLinks) that were left out of Links; 0 when the cap
+	// was not reached. A crawler counts the pages it is not 0 for: their
+	// tails were not followed.
+	LinksDropped int
 }
 
 // Link is one outgoing link.
@@ -66,12 +71,16 @@ type Link struct {
 	// <iframe> and <frame>.
 	Text string
 	// Rel is the rel attribute, lowercased ("nofollow", "canonical",
-	// "alternate", "sitemap" for sitemap index entries, "refresh" for
-	// meta refresh).
+	// "alternate", "next", "prev", "sitemap" for sitemap index entries,
+	// "refresh" for meta refresh).
 	Rel string
 	// Tag is the element the link came from: "a", "area", "link",
 	// "iframe", "frame", "meta", or "loc" for a sitemap entry.
 	Tag string
+	// Hreflang is the hreflang attribute of a <link> (the language of
+	// an alternate version, "en", "pt-BR", "x-default"), trimmed, as the
+	// page wrote it; "" if none.
+	Hreflang string
 }
 
 // HasRel reports whether the space-separated Rel contains token (ASCII
