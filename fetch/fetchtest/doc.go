@@ -53,6 +53,9 @@
 //	               stalled answers, an oversized header, invalid UTF-8, a
 //	               mislabeled body, a 10 kB link (see HostilePaths); linked
 //	               only with Config.LinkHostile
+//	javadoc        Javadoc: seven javadoc 1.6 pages, two of them reached
+//	               only by links inside <NOSCRIPT> (JavadocNoscriptOnly);
+//	               only with Config.Javadoc
 //
 // With Config.SubdomainTrap set (say "explode.test"), one more trap lives
 // outside Config.Domain, under a registrable domain of its own, as wildcard

@@ -224,6 +224,9 @@ func (w *Web) buildSpecials() {
 	for _, m := range w.mirrors {
 		add(m.name, "/", "mirror of "+w.ordinary[m.index].name)
 	}
+	if w.cfg.Javadoc {
+		add(w.Host(Javadoc), "/", "API documentation")
+	}
 	if w.cfg.LinkHostile {
 		for _, p := range hostilePaths {
 			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))

@@ -20,12 +20,13 @@ const (
 	routeTrap               // any page of a trap host (subdomain trap included)
 	routeHostile            // any resource of the Hostile host
 	routeRetryOK            // a /retry/N/ page of Statuses after its N failures
+	routeJavadoc            // a page of the Javadoc host
 )
 
 type route struct {
 	kind     routeKind
 	status   int
-	page     int    // routePage, routeCharset: page index
+	page     int    // routePage, routeCharset, routeJavadoc: page index
 	location string // routeRedirect: the Location header as served
 	name     string // routeSitemap: file name
 }
@@ -76,6 +77,10 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 					return route{kind: routeCharset, status: 200, page: j}
 				}
 			}
+		}
+	case kindJavadoc:
+		if j := javadocRoute(pq); j >= 0 {
+			return route{kind: routeJavadoc, status: 200, page: j}
 		}
 	case kindRedirect:
 		return w.routeRedirect(path, rawQuery)

@@ -110,6 +110,9 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case routeCharset:
 		ctype := w.renderCharset(buf, h, rt.page)
 		w.send(sw, r, 200, ctype, buf.Bytes(), time.Time{})
+	case routeJavadoc:
+		renderJavadoc(buf, rt.page)
+		w.send(sw, r, 200, "text/html", buf.Bytes(), time.Time{})
 	case routeRobots:
 		v := robotsOf(h)
 		if rt.status != 200 {

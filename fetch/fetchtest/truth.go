@@ -48,8 +48,8 @@ func canonical(u *url.URL) string {
 
 // Pages returns the URL of every resource of the finite web that answers 200:
 // the pages of the ordinary hosts (HTML, PDF, PNG and JSON, near-duplicate
-// articles included), their copies on the mirror hosts and the pages of the
-// legacy-charset hosts, sorted. Trap hosts, redirects, error statuses,
+// articles included), their copies on the mirror hosts, the pages of the
+// legacy-charset hosts and, with Config.Javadoc, of the Javadoc host, sorted. Trap hosts, redirects, error statuses,
 // robots.txt and sitemaps are not pages. Generates every host's model on
 // first call: O(total pages).
 func (w *Web) Pages() []string {
@@ -67,6 +67,11 @@ func (w *Web) Pages() []string {
 	for _, label := range []string{Latin1, Windows1252} {
 		for j := range charsetPages {
 			out = append(out, w.URL(w.Host(label), charsetPath(j)))
+		}
+	}
+	if w.cfg.Javadoc {
+		for _, p := range javadocPages {
+			out = append(out, w.URL(w.Host(Javadoc), p.path))
 		}
 	}
 	slices.Sort(out)
@@ -90,12 +95,18 @@ func (w *Web) PagesOf(host string) []string {
 		for j := range charsetPages {
 			out = append(out, w.URL(h.name, charsetPath(j)))
 		}
+	case kindJavadoc:
+		for _, p := range javadocPages {
+			out = append(out, w.URL(h.name, p.path))
+		}
 	}
 	return out
 }
 
 // Links returns the out-links of pageURL as a correct parser sees them: the
-// href of every <a> element resolved (RFC 3986) against the document's base
+// href of every <a> element (those inside <noscript> included, as a browser
+// with scripting disabled reads them; not those a script writes) resolved
+// (RFC 3986) against the document's base
 // URL (pageURL, or its <base href> where a page has one), fragment
 // removed, host lower-cased, query parameters sorted; duplicates removed, in
 // order of first appearance. Anchors without href and hrefs of other
@@ -123,6 +134,8 @@ func (w *Web) Links(pageURL string) []string {
 		}
 	case routeCharset:
 		links = w.charsetLinks(h, rt.page)
+	case routeJavadoc:
+		links = javadocLinks(rt.page)
 	case routeRedirect:
 		links = []link{{href: rt.location}}
 	default:
@@ -269,7 +282,7 @@ func (w *Web) Reachable(agent string, seeds ...string) []string {
 			continue
 		}
 		switch w.route(h, path, q).kind {
-		case routePage, routeCharset:
+		case routePage, routeCharset, routeJavadoc:
 			out = append(out, u)
 		case routeRedirect:
 		default:
@@ -347,6 +360,8 @@ func (w *Web) Title(rawURL string) string {
 		return w.pageTitle(o.index, rt.page)
 	case routeCharset:
 		return w.charsetTitle(h, rt.page)
+	case routeJavadoc:
+		return javadocPages[rt.page].title
 	}
 	return ""
 }

@@ -85,6 +85,13 @@ type Config struct {
 	// false: they are reachable only by asking for them.
 	LinkHostile bool
 
+	// Javadoc adds the Javadoc host, javadoc.<Domain>, linked from h000's
+	// home page: an old-style javadoc site two of whose pages only links
+	// inside <NOSCRIPT> lead to (JavadocNoscriptOnly). Its pages are in
+	// Pages and, for a parser that reads <noscript> as a browser with
+	// scripting disabled does, in Reachable. Default false: no such host.
+	Javadoc bool
+
 	// SubdomainTrap is the registrable domain of a subdomain-explosion trap
 	// (for example "explode.test"), the way wildcard DNS lets one site
 	// mint host names without end. Default "": no such trap. When set, the
@@ -211,6 +218,7 @@ const (
 	kindLatin1
 	kindCP1252
 	kindHostile
+	kindJavadoc
 	kindSubdomain // any host under Config.SubdomainTrap
 )
 
@@ -457,6 +465,9 @@ func (w *Web) generate() {
 		{Latin1, kindLatin1}, {Windows1252, kindCP1252}, {Hostile, kindHostile},
 	} {
 		w.byName[w.Host(s.label)] = &hostInfo{name: w.Host(s.label), kind: s.kind}
+	}
+	if c.Javadoc {
+		w.byName[w.Host(Javadoc)] = &hostInfo{name: w.Host(Javadoc), kind: kindJavadoc}
 	}
 	for name := range w.byName {
 		w.names = append(w.names, name)
