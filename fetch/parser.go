@@ -38,9 +38,10 @@ type Document struct {
 	Base *url.URL
 	// Title is the text of the first <title>, whitespace collapsed.
 	Title string
-	// Text is the visible text (no script, style, template or comments),
-	// whitespace collapsed to single spaces, block elements separated by
-	// a space.
+	// Text is the visible text (no script, style, template or comments;
+	// <noscript> content is visible, as with scripting disabled, unless
+	// HTML.Scripting), whitespace collapsed to single spaces, block
+	// elements separated by a space.
 	Text string
 	// Lang is the language of <html lang>, else the Content-Language
 	// header or <meta http-equiv=content-language>; "" if none.

@@ -41,7 +41,7 @@ var idnaProfile = idna.New(
 // net/url cannot hold the browser's spelling ("%" that starts no escape,
 // "|" or "^" in a path, "#" and a few others in a fragment), it is
 // percent-encoded: the server decodes both spellings to the same bytes.
-// urlnorm/testdata/README lists the WHATWG test cases followed and not.
+// testdata/README.md lists the WHATWG test cases followed and not.
 //
 // Other schemes are resolved by RFC 3986 §5.2 with the same trimming and
 // escaping. Resolve does not canonicalize beyond that: use Canonical for
@@ -231,8 +231,8 @@ func fastResolve(base *url.URL, ref string) (*url.URL, bool) {
 // fastAbsolute parses the common absolute hrefs, "http://" or "https://"
 // and a lowercase host name (with a port maybe, not the default one)
 // followed by fastChar bytes without dot segments, with one allocation. It reports false when the
-// general path must be taken; what it accepts, it parses as url.Parse
-// does (checked by FuzzResolve).
+// general path must be taken; what it accepts, it parses as the general
+// path does (checked by FuzzResolve).
 func fastAbsolute(ref string) (*url.URL, bool) {
 	scheme, rest, _ := strings.Cut(ref, "://")
 	i := 0
