@@ -313,7 +313,7 @@ func testSync(t *testing.T, h Harness) {
 	if g != nil {
 		if s, ok := g.(frontier.Stater); ok {
 			if st := s.Stats(); st.Queued != len(want) || st.Waiting != 1 || st.Leased != 0 {
-				t.Errorf("Stats after a crash = %+v, want %d queued (%d of them leased at Sync), 1 waiting",
+				t.Fatalf("Stats after a crash = %+v, want %d queued (%d of them leased at Sync), 1 waiting",
 					st, len(want), len(leased))
 			}
 		}
