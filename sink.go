@@ -53,15 +53,19 @@ type Sink interface {
 //
 // A sink whose Write hands its bytes to the operating system before it
 // returns (rather than keeping them in a buffer) loses nothing to a kill
-// of the process. WARCSink, JSONLinesFile, LinkLogFile and IndexSink are
-// DurableSinks.
+// of the process. WARCSink, JSONLinesFile, LinkLogFile and IndexDirSink
+// are DurableSinks.
 type DurableSink interface {
 	Sink
 	// Position returns a token for the sink's state after everything
 	// written so far. Called after every page: it should be cheap.
 	Position() ([]byte, error)
 	// Rewind cuts the sink back to pos, a token Position returned in
-	// this or an earlier process. Called once, before any Write.
+	// this or an earlier process. Called once, before any Write (what a
+	// Rewind after a Write does is each sink's to say). An
+	// implementation may accept only recent positions (IndexDirSink:
+	// those since the last-but-one flush of its index); the crawler only
+	// ever rewinds to the position of its last committed page.
 	Rewind(pos []byte) error
 }
 

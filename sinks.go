@@ -148,7 +148,8 @@ func (s *WARCSink) Files() []string { return s.w.Files() }
 func (s *WARCSink) Position() ([]byte, error) { return s.w.Position() }
 
 // Rewind implements DurableSink: the files are cut back to pos and the
-// files begun after it removed (warc.Writer.Rewind).
+// files begun after it removed (warc.Writer.Rewind). It fails after a
+// record was written.
 func (s *WARCSink) Rewind(pos []byte) error { return s.w.Rewind(pos) }
 
 var _ DurableSink = (*WARCSink)(nil)
@@ -410,7 +411,8 @@ func (l *lineFile) Position() ([]byte, error) {
 	return binary.BigEndian.AppendUint64(nil, uint64(l.off)), nil
 }
 
-// Rewind implements DurableSink: the file is cut to pos.
+// Rewind implements DurableSink: the file is cut to pos, before or after
+// writes alike.
 func (l *lineFile) Rewind(pos []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -638,7 +640,9 @@ func (preparedNothing) Write() error { return nil }
 // Position implements DurableSink (index.Dir.Position).
 func (s *IndexDirSink) Position() ([]byte, error) { return s.Dir.Position() }
 
-// Rewind implements DurableSink (index.Dir.Rewind).
+// Rewind implements DurableSink (index.Dir.Rewind): it accepts the
+// positions taken since the index's last-but-one flush, before or after
+// writes.
 func (s *IndexDirSink) Rewind(pos []byte) error { return s.Dir.Rewind(pos) }
 
 // Close implements Sink; the Dir stays open.
