@@ -17,7 +17,6 @@ func TestMercatorConformance(t *testing.T) {
 			return m
 		},
 		Prioritized: true,
-		Skip:        knownDeviations,
 	})
 }
 
@@ -30,14 +29,5 @@ func TestFIFOConformance(t *testing.T) {
 			}
 			return f
 		},
-		Skip: knownDeviations,
 	})
-}
-
-// knownDeviations are the suite's checks that Mercator and FIFO fail.
-// HoldWhileLeased: Done sets the key's next contact to now + gap
-// (Mercator: b.te = te, or retire(kh, te) when the back queue is empty;
-// FIFO: h.te = ...), which drops a Hold made while the key was leased.
-var knownDeviations = map[string]string{
-	"HoldWhileLeased": "Done overwrites the key's time with now + gap, dropping a later Hold made during the lease",
 }

@@ -229,7 +229,9 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 		f.stats.Errors++
 	}
 	now := f.clock.Now()
-	h.te = now.Add(f.o.Gap(r)).UnixNano()
+	// The later of the gap and a time the key was held to (Hold during
+	// the lease) wins.
+	h.te = max(h.te, now.Add(f.o.Gap(r)).UnixNano())
 	var derr error
 	if r.Requeue && !f.hasHead {
 		// Back to the head of the queue, as if never taken.

@@ -179,10 +179,12 @@ func Patterns(include, exclude []*regexp.Regexp) URLFilter {
 	})
 }
 
-// MaxLength refuses URLs longer than n bytes in their String form. A URL
-// whose parts cannot add up to more than n is accepted without building
-// that form (every link of a crawl passes here).
+// MaxLength refuses URLs longer than n bytes in their String form (n < 0
+// counts as 0: every URL is refused). A URL whose parts cannot add up to
+// more than n is accepted without building that form (every link of a
+// crawl passes here).
 func MaxLength(n int) URLFilter {
+	n = max(n, 0)
 	return FilterFunc(func(u *url.URL) error {
 		if maxStringLen(u) <= n {
 			return nil

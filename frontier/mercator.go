@@ -388,6 +388,9 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 		}
 		m.one[0] = URL{}
 	}
+	// The later of the gap and a time the key was held to (Hold during
+	// the lease) wins.
+	te = max(te, b.te)
 	if b.hasAgain || m.store.Len(m.f+int(j)) > 0 {
 		b.te = te
 		m.heapPush(j)

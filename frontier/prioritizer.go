@@ -98,7 +98,11 @@ func (c ChangeRate) Priority(u *URL, levels int) int {
 		}
 	}
 	if c.Quality != nil {
-		score *= min(max(c.Quality(u), 0), 1)
+		q := c.Quality(u)
+		if math.IsNaN(q) {
+			q = 0
+		}
+		score *= min(max(q, 0), 1)
 	}
 	return int(math.Round(score * float64(levels-1)))
 }
@@ -159,10 +163,11 @@ func (r *Rules) Priority(u *URL, levels int) int {
 		if ru.Pattern != nil && !ru.Pattern.MatchString(u.URL) {
 			continue
 		}
-		if ru.Priority < 0 {
-			return levels + ru.Priority
+		p := ru.Priority
+		if p < 0 {
+			p += levels
 		}
-		return ru.Priority
+		return min(max(p, 0), levels-1)
 	}
 	if r.Default != nil {
 		return r.Default.Priority(u, levels)

@@ -34,9 +34,7 @@ func TestPrioritizerConformance(t *testing.T) {
 			}, Default: frontier.Depth{Step: 2}}
 		}},
 		{"Rules/default", func() frontier.Prioritizer { return &frontier.Rules{} }},
-		// A Rule's Priority, a level or counted from the top when negative,
-		// is returned as it is: with fewer levels than it assumes, Rules
-		// answers out of [0, levels), which the frontier clamps.
+		// A Rule's Priority beyond the levels there are is clamped.
 		{"Rules/beyond-levels", func() frontier.Prioritizer {
 			return &frontier.Rules{Rules: []frontier.Rule{
 				{HostSuffix: "news.test", Priority: 2},
@@ -51,15 +49,8 @@ func TestPrioritizerConformance(t *testing.T) {
 			})
 		}},
 	}
-	known := map[string]string{
-		"Rules/beyond-levels": "Rules.Priority returns a Rule.Priority ≥ levels as it is (2 at levels 1 and 2), " +
-			"and levels+Priority < 0 for a Priority < -levels",
-	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if reason, ok := known[tt.name]; ok {
-				t.Skip("known deviation: " + reason)
-			}
 			frontiertest.RunPrioritizer(t, tt.new)
 		})
 	}

@@ -278,7 +278,9 @@ func (h *deferHeap) Pop() any {
 // frontier/diskq). Sync makes the current content durable together with
 // the URLs leased at the moment: a store reopened after a crash holds
 // what it held at the last Sync, the leased URLs queued again in the
-// queue numbered by their Priority.
+// queue numbered by their Priority. Close forgets the leases of the last
+// Sync (a frontier pushes its leased URLs back before closing its
+// store), so a store reopened after Close holds exactly what it held.
 type DurableStore interface {
 	Store
 	Sync(leased []URL) error

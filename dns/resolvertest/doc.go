@@ -41,4 +41,8 @@
 //
 // SystemAt returns a dns.System whose net.Resolver asks a given server, so
 // that the system resolver's code runs against a dnstest.Server too.
+//
+// RunPrefetcher checks the optional dns.Prefetcher: Prefetch returns at
+// once, even with a server that never answers, and the names it was
+// given then resolve from the cache, without a query.
 package resolvertest

@@ -60,14 +60,7 @@ func (h *harness) suite() frontiertest.Harness {
 			return h.open(t, dir, o)
 		},
 		Prioritized: !h.fifo,
-		Skip:        knownDeviations,
 	}
-}
-
-// knownDeviations are the Frontier suite's checks that Mercator and FIFO
-// fail, whatever their store; see frontier's conformance test.
-var knownDeviations = map[string]string{
-	"HoldWhileLeased": "Done overwrites the key's time with now + gap, dropping a later Hold made during the lease",
 }
 
 func TestMercatorConformance(t *testing.T) {

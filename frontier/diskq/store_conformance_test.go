@@ -115,7 +115,6 @@ func TestCrashConformance(t *testing.T) {
 				},
 				Crash:       func(t *testing.T, f frontier.Frontier, o frontier.Options) frontier.Frontier { return open(t, o, f) },
 				Prioritized: !fifo,
-				Skip:        knownDeviations,
 			})
 		})
 	}
