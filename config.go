@@ -117,6 +117,11 @@ type Config struct {
 	// page linking fresh host names) stops there. Default 1,000; negative
 	// means no limit.
 	MaxHostsPerDomain int
+	// MaxLinksPerPage caps the links the default Parser reads from one
+	// page; the links past it are counted (Stats.LinksDropped). Default
+	// fetch.DefaultMaxLinks (100,000: the largest real index pages fit).
+	// With a Parser of your own, set its cap there.
+	MaxLinksPerPage int
 	// MaxRetries is how often a URL answered 429 or 503 (or a transient
 	// network error) is tried again after its Retry-After. Default 2;
 	// negative means never.
@@ -197,6 +202,10 @@ func (c *Config) validate() error {
 		return bad("Agent configures the default robots.Cache; with your own, set robots.Options.Agent")
 	case c.Frontier != nil && c.Prioritizer != nil:
 		return bad("Prioritizer configures the default Frontier; with your own, give it to that frontier")
+	case c.MaxLinksPerPage < 0:
+		return bad("MaxLinksPerPage %d < 0", c.MaxLinksPerPage)
+	case c.Parser != nil && c.MaxLinksPerPage != 0:
+		return bad("MaxLinksPerPage configures the default Parser; with your own, set its cap there")
 	case c.Agent != "" && !validAgent(c.Agent):
 		return bad("Agent %q is not a robots.txt product token (letters, '-' and '_', RFC 9309 §2.2.1)", c.Agent)
 	}

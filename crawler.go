@@ -116,7 +116,13 @@ func (c *Crawler) assemble() error {
 	}
 	c.parser = cfg.Parser
 	if c.parser == nil {
-		c.parser = &fetch.Registry{}
+		r := &fetch.Registry{}
+		if cfg.MaxLinksPerPage > 0 {
+			h := &fetch.HTML{MaxLinks: cfg.MaxLinksPerPage}
+			r.Register("text/html", h)
+			r.Register("application/xhtml+xml", h)
+		}
+		c.parser = r
 	}
 	c.robots = cfg.Robots
 	if c.robots == nil {

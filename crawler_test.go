@@ -2,6 +2,7 @@ package crawlkit
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/frontier"
 	"github.com/crawlkit/crawlkit/urlnorm"
@@ -385,5 +387,68 @@ func TestRetryAfter(t *testing.T) {
 		if got := retryAfter(tc.v, now); got != tc.want {
 			t.Errorf("retryAfter(%q) = %v, want %v", tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestCrawlFindsNoscriptLinks: with scripting off, as a crawler is, a
+// link inside <noscript> is a link: the javadoc pages reached only that
+// way are fetched, and the crawl misses nothing.
+func TestCrawlFindsNoscriptLinks(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 4, Hosts: 3, MeanPages: 4, Javadoc: true, ChangePeriods: []time.Duration{0},
+		CrawlDelay: time.Millisecond, RetryAfter: time.Millisecond})
+	defer web.Close()
+	var mu sync.Mutex
+	fetched := map[string]bool{}
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.MaxPagesPerHost = 40
+		cfg.MaxRetries = -1
+		cfg.OnPage = func(p *Page) {
+			mu.Lock()
+			fetched[p.URL] = true
+			mu.Unlock()
+		}
+	})
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range fetchtest.JavadocNoscriptOnly() {
+		if u := web.URL(web.Host(fetchtest.Javadoc), p); !fetched[u] {
+			t.Errorf("%s, linked only inside <noscript>, was not fetched", u)
+		}
+	}
+	if missing := missingPages(web); len(missing) > 0 {
+		t.Errorf("%d reachable pages never requested, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}
+}
+
+// TestLinkCapCounted: a page with more links than MaxLinksPerPage yields
+// the first ones, and the rest are counted, not silently lost.
+func TestLinkCapCounted(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("<title>index</title><p>all the pages of the site</p>")
+	for i := range 300 {
+		fmt.Fprintf(&body, `<a href="/p%d">page %d</a>`, i, i)
+	}
+	site := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+		r := &fetch.Response{URL: req.URL, Status: 404, Header: http.Header{}}
+		if req.URL.Path == "/" {
+			r.Status, r.ContentType, r.Body = 200, "text/html", []byte(body.String())
+		}
+		return r, nil
+	})
+	c, err := New(Config{Seeds: []string{"http://a.test/"}, Fetcher: site, Workers: 4, DelayFactor: -1, MaxLinksPerPage: 120,
+		MaxPages: 1, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Links != 120 || s.LinksDropped != 180 || s.PagesLinkCapped != 1 {
+		t.Errorf("links %d, dropped %d on %d pages; want 120, 180 on 1", s.Links, s.LinksDropped, s.PagesLinkCapped)
+	}
+	if !strings.Contains(s.Summary(), "180 more past the per-page cap") {
+		t.Errorf("the summary does not say links were dropped:\n%s", s.Summary())
 	}
 }

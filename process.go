@@ -165,6 +165,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	}
 
 	doc, err := c.parser.Parse(resp)
+	if doc != nil && doc.LinksDropped > 0 {
+		w.t.dropped = uint32(min(doc.LinksDropped, 1<<31))
+	}
 	switch {
 	case errors.Is(err, fetch.ErrUnsupportedType):
 		// A PDF or an image: fetched and archived, but no text or links.

@@ -35,7 +35,8 @@ func appendProgress(b []byte, p *progress) []byte {
 	for _, n := range s.Outcomes {
 		b = binary.AppendUvarint(b, n)
 	}
-	for _, n := range []uint64{s.Seeds, s.Links, s.Received, uint64(max(s.Bytes, 0)), uint64(max(s.Hosts, 0)), uint64(max(s.Elapsed, 0))} {
+	for _, n := range []uint64{s.Seeds, s.Links, s.Received, uint64(max(s.Bytes, 0)), uint64(max(s.Hosts, 0)), uint64(max(s.Elapsed, 0)),
+		s.LinksDropped, s.PagesLinkCapped} {
 		b = binary.AppendUvarint(b, n)
 	}
 	b = appendCounts(b, s.FilteredBy)
@@ -96,6 +97,7 @@ func decodeProgress(b []byte) (*progress, error) {
 		d.bad = true
 	}
 	s.Bytes, s.Hosts, s.Elapsed = int64(bytes), int(hosts), time.Duration(elapsed)
+	s.LinksDropped, s.PagesLinkCapped = d.uvarint(), d.uvarint()
 	s.FilteredBy = d.counts()
 	s.Errors = d.counts()
 	n = d.count(2)

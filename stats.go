@@ -59,6 +59,11 @@ type Stats struct {
 	// Links is the number of links extracted from fetched pages (each
 	// ends as Filtered, DuplicateURL, Queued or Sent).
 	Links uint64
+	// LinksDropped counts the links the parser did not read because a
+	// page had more than its cap (Config.MaxLinksPerPage), and
+	// PagesLinkCapped the pages that had.
+	LinksDropped    uint64
+	PagesLinkCapped uint64
 	// Received is the number of URLs offered through Crawler.Add (from
 	// other nodes); each ends as Filtered, DuplicateURL or Queued.
 	Received uint64
@@ -118,7 +123,11 @@ func (s Stats) String() string {
 func (s Stats) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "elapsed %v, %d pages (%.1f pages/s), %d bytes\n", s.Elapsed.Round(time.Millisecond), s.Pages(), s.PagesPerSecond(), s.Bytes)
-	fmt.Fprintf(&b, "seeds %d, links %d\n", s.Seeds, s.Links)
+	fmt.Fprintf(&b, "seeds %d, links %d", s.Seeds, s.Links)
+	if s.LinksDropped > 0 {
+		fmt.Fprintf(&b, " (%d more past the per-page cap, on %d pages)", s.LinksDropped, s.PagesLinkCapped)
+	}
+	b.WriteByte('\n')
 	for o := Outcome(0); o < numOutcomes; o++ {
 		fmt.Fprintf(&b, "  %-18s %d\n", o.String()+":", s.Outcomes[o])
 	}
@@ -163,6 +172,8 @@ type counters struct {
 	outcomes [numOutcomes]atomic.Uint64
 	seeds    atomic.Uint64
 	links    atomic.Uint64
+	dropped  atomic.Uint64
+	capped   atomic.Uint64
 	received atomic.Uint64
 	bytes    atomic.Int64
 	hosts    atomic.Int64
@@ -179,6 +190,7 @@ type counters struct {
 type tally struct {
 	outcomes [numOutcomes]uint32
 	links    uint32
+	dropped  uint32 // links past the parser's cap
 	seeds    uint32
 	received uint32
 	hosts    uint32
@@ -207,6 +219,10 @@ func (c *counters) apply(t *tally) {
 		}
 	}
 	c.links.Add(uint64(t.links))
+	if t.dropped > 0 {
+		c.dropped.Add(uint64(t.dropped))
+		c.capped.Add(1)
+	}
 	c.seeds.Add(uint64(t.seeds))
 	c.received.Add(uint64(t.received))
 	c.hosts.Add(int64(t.hosts))
@@ -243,6 +259,8 @@ func (c *counters) snapshot() Stats {
 	}
 	s.Seeds = c.seeds.Load()
 	s.Links = c.links.Load()
+	s.LinksDropped = c.dropped.Load()
+	s.PagesLinkCapped = c.capped.Load()
 	s.Received = c.received.Load()
 	s.Bytes = c.bytes.Load()
 	s.Hosts = int(c.hosts.Load())
@@ -265,6 +283,8 @@ func (c *counters) restore(s Stats) {
 	}
 	c.seeds.Add(s.Seeds)
 	c.links.Add(s.Links)
+	c.dropped.Add(s.LinksDropped)
+	c.capped.Add(s.PagesLinkCapped)
 	c.received.Add(s.Received)
 	c.bytes.Add(s.Bytes)
 	c.hosts.Add(int64(s.Hosts))
