@@ -55,16 +55,6 @@ func TestStartServerNil(t *testing.T) {
 	}
 }
 
-func TestNATSDelivery(t *testing.T) {
-	s := startTestServer(t)
-	testDelivery(t, func(t *testing.T) Transport { return dialTest(t, s.ClientURL(), natsOptions()) })
-}
-
-func TestNATSRequest(t *testing.T) {
-	s := startTestServer(t)
-	testRequest(t, dialTest(t, s.ClientURL(), natsOptions()))
-}
-
 // TestNATSClusterSurvivesServerShutdown runs three NATS servers routed
 // to each other on loopback, a stream replicated three times, and one
 // producer and one consumer connected to different servers; the server
