@@ -199,15 +199,35 @@ func (m *Mem) Request(ctx context.Context, subject string, req []byte) ([]byte, 
 	if s == nil {
 		return nil, &Error{Op: "request", Subject: subject, Err: ErrNoResponder}
 	}
-	defer s.wg.Done()
 	if err := ctx.Err(); err != nil {
+		s.wg.Done()
 		return nil, &Error{Op: "request", Subject: subject, Err: err}
 	}
-	resp, err := s.h(ctx, append([]byte(nil), req...))
-	if err != nil {
-		return nil, &Error{Op: "request", Subject: subject, Err: errors.Join(ErrRemote, errors.New(err.Error()))}
+	// The handler runs in its own goroutine, as a remote server's would,
+	// so that the caller returns when its context ends whatever the
+	// handler does; the server's Close still waits for it.
+	type reply struct {
+		resp []byte
+		err  error
 	}
-	return resp, nil
+	done := make(chan reply, 1)
+	go func() {
+		defer s.wg.Done()
+		resp, err := s.h(ctx, append([]byte(nil), req...))
+		done <- reply{resp, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, &Error{Op: "request", Subject: subject, Err: err}
+			}
+			return nil, &Error{Op: "request", Subject: subject, Err: errors.Join(ErrRemote, errors.New(r.err.Error()))}
+		}
+		return r.resp, nil
+	case <-ctx.Done():
+		return nil, &Error{Op: "request", Subject: subject, Err: ctx.Err()}
+	}
 }
 
 type memServing struct {

@@ -16,10 +16,6 @@ import (
 	"github.com/crawlkit/crawlkit/index/indextest"
 )
 
-// memCancelDeviation is why Mem skips the suite's CancelDuringRequest.
-const memCancelDeviation = "Mem.Request runs the handler in the caller's goroutine: it returns when the handler does, " +
-	"and a context error the handler returns comes back as ErrRemote, not as the context's error"
-
 func newMem(t *testing.T) *cluster.Mem {
 	m := cluster.NewMem()
 	m.RedeliverDelay = 10 * time.Millisecond
@@ -29,15 +25,13 @@ func newMem(t *testing.T) *cluster.Mem {
 
 func TestMemTransportConformance(t *testing.T) {
 	transporttest.Run(t, transporttest.Harness{
-		New:  func(t *testing.T) cluster.Transport { return newMem(t) },
-		Skip: map[string]string{"CancelDuringRequest": memCancelDeviation},
+		New: func(t *testing.T) cluster.Transport { return newMem(t) },
 	})
 }
 
 func TestMeterTransportConformance(t *testing.T) {
 	transporttest.Run(t, transporttest.Harness{
-		New:  func(t *testing.T) cluster.Transport { return &cluster.Meter{T: newMem(t)} },
-		Skip: map[string]string{"CancelDuringRequest": memCancelDeviation},
+		New: func(t *testing.T) cluster.Transport { return &cluster.Meter{T: newMem(t)} },
 	})
 }
 
@@ -120,8 +114,6 @@ func TestIndexTransportConformance(t *testing.T) {
 				return serve(t, m, m, node)
 			},
 			Unreachable: func(t *testing.T) index.Transport { return cluster.IndexTransport(newMem(t), "n1") },
-			// Mem.Request calls the handler in the caller's goroutine.
-			Synchronous: true,
 		})
 	})
 	t.Run("NATS", func(t *testing.T) {

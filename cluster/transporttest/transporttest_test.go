@@ -29,8 +29,7 @@ func newMem(t *testing.T) *cluster.Mem {
 // runs it on NATS and Meter too).
 func TestMem(t *testing.T) {
 	transporttest.Run(t, transporttest.Harness{
-		New:  func(t *testing.T) cluster.Transport { return newMem(t) },
-		Skip: map[string]string{"CancelDuringRequest": "Mem.Request waits for its handler"},
+		New: func(t *testing.T) cluster.Transport { return newMem(t) },
 	})
 }
 
@@ -82,8 +81,7 @@ func TestBrokenTransportHelper(t *testing.T) {
 		t.Skip("run by TestSuiteCatchesBrokenTransports")
 	}
 	transporttest.Run(t, transporttest.Harness{
-		New:  func(t *testing.T) cluster.Transport { return broken{how, newMem(t)} },
-		Skip: map[string]string{"CancelDuringRequest": "Mem.Request waits for its handler"},
+		New: func(t *testing.T) cluster.Transport { return broken{how, newMem(t)} },
 	})
 }
 
