@@ -502,8 +502,14 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	debug.FreeOSMemory()
+	// The graph is built in a fraction of the crawl's time: a tighter
+	// garbage collector (the heap may outgrow its live part by a quarter,
+	// not by as much again) trades some of that time for a lower peak.
+	gc := debug.SetGCPercent(25)
 	linksPath, graphBase := filepath.Join(graphDir, "links.tsv"), filepath.Join(graphDir, "graph", "web")
-	if err := buildGraph(linksPath, graphBase); err != nil {
+	err = buildGraph(linksPath, graphBase)
+	debug.SetGCPercent(gc)
+	if err != nil {
 		return err
 	}
 	if err := summarizeGraph(stdout, graphBase); err != nil {
