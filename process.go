@@ -166,7 +166,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 
 	doc, err := c.parser.Parse(resp)
 	if doc != nil && doc.LinksDropped > 0 {
-		w.t.dropped = uint32(min(doc.LinksDropped, 1<<31))
+		w.t.dropped = uint32(min(doc.LinksDropped, math.MaxInt32))
 	}
 	switch {
 	case errors.Is(err, fetch.ErrUnsupportedType):

@@ -154,7 +154,7 @@ func priorityURLs() []frontier.URL {
 		{URL: "http://a.test/neg", Depth: -1},
 		{URL: "http://a.test/minint", Depth: math.MinInt},
 		{URL: "http://a.test/hint-low", Priority: -5},
-		{URL: "http://a.test/hint-high", Priority: 1 << 40},
+		{URL: "http://a.test/hint-high", Priority: 1 << 30},
 		{URL: "http://news.test/today", Key: "news.test"},
 		{URL: "http://www.news.test/archive/2020", Depth: 3},
 		{URL: "http://other.test/x", Key: "news.test"},
