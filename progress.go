@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
 // progress is what the crawler saves with every Txn beside the State's own
@@ -78,110 +80,59 @@ func appendCounts(b []byte, m map[string]uint64) []byte {
 // error wrapping ErrCorruptProgress, never a panic or an allocation beyond
 // the input's size.
 func decodeProgress(b []byte) (*progress, error) {
-	d := pdec{b: b}
-	if d.byte() != progressVersion {
+	d := pdec{wire.Decoder{B: b}}
+	if d.Byte() != progressVersion {
 		return nil, fmt.Errorf("%w (version)", ErrCorruptProgress)
 	}
 	p := &progress{}
 	s := &p.stats
-	n := d.count(1)
+	n := d.Count(1)
 	for i := range n {
-		v := d.uvarint()
+		v := d.Uvarint()
 		if i < len(s.Outcomes) {
 			s.Outcomes[i] = v
 		}
 	}
-	s.Seeds, s.Links, s.Received = d.uvarint(), d.uvarint(), d.uvarint()
-	bytes, hosts, elapsed := d.uvarint(), d.uvarint(), d.uvarint()
+	s.Seeds, s.Links, s.Received = d.Uvarint(), d.Uvarint(), d.Uvarint()
+	bytes, hosts, elapsed := d.Uvarint(), d.Uvarint(), d.Uvarint()
 	if bytes > math.MaxInt64 || hosts > math.MaxInt32 || elapsed > math.MaxInt64 {
-		d.bad = true
+		d.Bad = true
 	}
 	s.Bytes, s.Hosts, s.Elapsed = int64(bytes), int(hosts), time.Duration(elapsed)
-	s.LinksDropped, s.PagesLinkCapped = d.uvarint(), d.uvarint()
+	s.LinksDropped, s.PagesLinkCapped = d.Uvarint(), d.Uvarint()
 	s.FilteredBy = d.counts()
 	s.Errors = d.counts()
-	n = d.count(2)
+	n = d.Count(2)
 	s.Status = make(map[int]uint64, n)
 	for range n {
-		c := d.varint()
+		c := d.Varint()
 		if c < 0 || c > 999 {
-			d.bad = true
+			d.Bad = true
 		}
-		s.Status[int(c)] = d.uvarint()
+		s.Status[int(c)] = d.Uvarint()
 	}
-	n = d.count(1)
+	n = d.Count(1)
 	for range n {
 		p.positions = append(p.positions, d.bytes())
 	}
-	if d.bad || len(d.b) != 0 {
+	if !d.Done() {
 		return nil, ErrCorruptProgress
 	}
 	return p, nil
 }
 
-type pdec struct {
-	b   []byte
-	bad bool
-}
+// pdec reads a progress record: a wire.Decoder with its maps.
+type pdec struct{ wire.Decoder }
 
-func (d *pdec) byte() byte {
-	if len(d.b) == 0 {
-		d.bad = true
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *pdec) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *pdec) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a count of items each at least min bytes long: a count the
-// rest of the input cannot hold is corrupt.
-func (d *pdec) count(min int) int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)/min) {
-		d.bad = true
-		return 0
-	}
-	return int(n)
-}
-
-func (d *pdec) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.bad = true
-		return nil
-	}
-	v := append([]byte(nil), d.b[:n]...)
-	d.b = d.b[n:]
-	return v
-}
+// bytes reads a byte string, copied out of the record.
+func (d *pdec) bytes() []byte { return append([]byte(nil), d.Bytes(math.MaxInt)...) }
 
 func (d *pdec) counts() map[string]uint64 {
-	n := d.count(2)
+	n := d.Count(2)
 	m := make(map[string]uint64, n)
 	for range n {
 		k := d.bytes()
-		m[string(k)] = d.uvarint()
+		m[string(k)] = d.Uvarint()
 	}
 	return m
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
 // txnVersion starts every encoded Txn.
@@ -99,100 +100,42 @@ func fromUnixNano(n int64) time.Time {
 // decodeTxn decodes what appendTxn wrote. Malformed input is an error
 // wrapping ErrCorrupt, never a panic.
 func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
-	d := dec{b: b}
-	if d.byte() != txnVersion {
+	d := wire.Decoder{B: b}
+	if d.Byte() != txnVersion {
 		return 0, nil, fmt.Errorf("%w: commit record version", ErrCorrupt)
 	}
-	seq := d.uvarint()
+	seq := d.Uvarint()
 	t := &crawlkit.Txn{}
 	for _, list := range []*[]crawlkit.Pending{&t.Add, &t.Put} {
-		n := d.count()
+		n := d.Count(1)
 		for range n {
-			p, err := decodePending(d.bytes())
+			p, err := decodePending(d.Bytes(maxItem))
 			if err != nil {
 				return 0, nil, err
 			}
 			*list = append(*list, p)
 		}
 	}
-	n := d.count()
+	n := d.Count(1)
 	for range n {
-		t.Done = append(t.Done, string(d.bytes()))
+		t.Done = append(t.Done, string(d.Bytes(maxItem)))
 	}
-	n = d.count()
+	n = d.Count(1)
 	for range n {
-		k := string(d.bytes())
-		t.Keys = append(t.Keys, crawlkit.KeyDelta{Key: k, Admitted: d.varint(), Next: fromUnixNano(d.varint()), Gap: time.Duration(d.varint())})
+		k := string(d.Bytes(maxItem))
+		t.Keys = append(t.Keys, crawlkit.KeyDelta{Key: k, Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())})
 	}
-	switch d.byte() {
+	switch d.Byte() {
 	case 0:
 	case 1:
-		t.Progress = append([]byte{}, d.bytes()...)
+		t.Progress = append([]byte{}, d.Bytes(maxItem)...)
 	default:
-		d.bad = true
+		d.Bad = true
 	}
-	if d.bad || len(d.b) != 0 {
+	if !d.Done() {
 		return 0, nil, fmt.Errorf("%w: commit record", ErrCorrupt)
 	}
 	return seq, t, nil
-}
-
-// dec reads the varints and strings of a record; a malformed input sets
-// bad and yields zero values from then on.
-type dec struct {
-	b   []byte
-	bad bool
-}
-
-func (d *dec) byte() byte {
-	if len(d.b) == 0 {
-		d.bad = true
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *dec) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a count of items, each at least one byte long.
-func (d *dec) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.bad = true
-		return 0
-	}
-	return int(n)
-}
-
-func (d *dec) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) || n > maxItem {
-		d.bad = true
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
 }
 
 // appendKeyRecord appends the value of a key record: Admitted, Next in
@@ -204,9 +147,9 @@ func appendKeyRecord(b []byte, r crawlkit.KeyRecord) []byte {
 }
 
 func decodeKeyRecord(v []byte) (crawlkit.KeyRecord, error) {
-	d := dec{b: v}
-	r := crawlkit.KeyRecord{Admitted: d.varint(), Next: fromUnixNano(d.varint()), Gap: time.Duration(d.varint())}
-	if d.bad || len(d.b) != 0 {
+	d := wire.Decoder{B: v}
+	r := crawlkit.KeyRecord{Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())}
+	if !d.Done() {
 		return crawlkit.KeyRecord{}, fmt.Errorf("%w: key record", ErrCorrupt)
 	}
 	return r, nil

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+
+	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
 const urlVersion = 1
@@ -49,106 +51,56 @@ func (u *URL) MarshalBinary() ([]byte, error) { return u.AppendBinary(nil) }
 // UnmarshalBinary decodes data written by AppendBinary into u. It returns
 // an error wrapping ErrCorrupt, never panics, on malformed input.
 func (u *URL) UnmarshalBinary(data []byte) error {
-	d := decoder{b: data}
-	if v := d.byte(); v != urlVersion {
+	d := decoder{wire.Decoder{B: data}}
+	if v := d.Byte(); v != urlVersion {
 		return &Error{Op: "decode", Err: ErrCorrupt}
 	}
 	var x URL
 	x.URL = d.str()
-	if n := d.uvarint(); n > 0 && !d.bad {
+	if n := d.Uvarint(); n > 0 && !d.Bad {
 		x.Key = d.strN(n - 1)
 	} else {
 		x.Key = HostKey(x.URL)
 	}
 	x.Priority = d.int()
 	x.Depth = d.int()
-	x.Fingerprint = d.u64()
+	x.Fingerprint = d.Uint64()
 	x.History.Fetches = d.u32()
 	x.History.Changes = d.u32()
-	x.History.First = fromUnixNano(d.varint())
-	x.History.Last = fromUnixNano(d.varint())
-	x.Due = fromUnixNano(d.varint())
-	if d.bad || len(d.b) != 0 || x.URL == "" {
+	x.History.First = fromUnixNano(d.Varint())
+	x.History.Last = fromUnixNano(d.Varint())
+	x.Due = fromUnixNano(d.Varint())
+	if !d.Done() || x.URL == "" {
 		return &Error{Op: "decode", Err: ErrCorrupt}
 	}
 	*u = x
 	return nil
 }
 
-type decoder struct {
-	b   []byte
-	bad bool
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) == 0 {
-		d.bad = true
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.bad = true
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+// decoder reads a URL record: a wire.Decoder with the record's types.
+type decoder struct{ wire.Decoder }
 
 func (d *decoder) int() int {
-	v := d.varint()
+	v := d.Varint()
 	if v > math.MaxInt32 || v < math.MinInt32 {
-		d.bad = true
+		d.Bad = true
 		return 0
 	}
 	return int(v)
 }
 
 func (d *decoder) u32() uint32 {
-	v := d.uvarint()
+	v := d.Uvarint()
 	if v > math.MaxUint32 {
-		d.bad = true
+		d.Bad = true
 		return 0
 	}
 	return uint32(v)
 }
 
-func (d *decoder) u64() uint64 {
-	if len(d.b) < 8 {
-		d.bad = true
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
+func (d *decoder) str() string { return d.strN(d.Uvarint()) }
 
-func (d *decoder) str() string { return d.strN(d.uvarint()) }
-
-func (d *decoder) strN(n uint64) string {
-	if d.bad || n > uint64(len(d.b)) {
-		d.bad = true
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
+func (d *decoder) strN(n uint64) string { return string(d.Fixed(n, math.MaxUint64)) }
 
 // checkpointMagic starts every checkpoint stream.
 const checkpointMagic = "crawlkit frontier checkpoint v1\n"
