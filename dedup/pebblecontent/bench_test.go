@@ -23,16 +23,7 @@ import (
 
 // pageDocs returns n distinct page-length texts (1000 words, about 6 KB,
 // as dedup's BenchmarkContentSeen) and a near-duplicate of each.
-func pageDocs(n int) (pages, near [][]byte) {
-	for i := range n {
-		p := deduptest.Text(uint64(50000+i), 1000)
-		words := strings.Fields(p)
-		words[500] = "changed"
-		pages = append(pages, []byte(p))
-		near = append(near, []byte(strings.Join(words, " ")))
-	}
-	return pages, near
-}
+func pageDocs(n int) (pages, near [][]byte) { return docs(n, 50000, 1000) }
 
 type impl struct {
 	name string

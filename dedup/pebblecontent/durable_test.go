@@ -13,15 +13,19 @@ import (
 	"github.com/crawlkit/crawlkit/dedup/pebblecontent"
 )
 
-// corpusDocs returns n distinct pages and, for each, a near-duplicate (one
-// word changed).
-func corpusDocs(n int) (pages, near [][]byte) {
+// corpusDocs returns n distinct 150-word pages and, for each, a
+// near-duplicate.
+func corpusDocs(n int) (pages, near [][]byte) { return docs(n, 1000, 150) }
+
+// docs returns n distinct texts of the given length in words, the i-th
+// from seed+i, and for each a near-duplicate: its middle word changed.
+func docs(n int, seed uint64, words int) (pages, near [][]byte) {
 	for i := range n {
-		p := deduptest.Text(uint64(1000+i), 150)
-		words := strings.Fields(p)
-		words[75] = "changed"
+		p := deduptest.Text(seed+uint64(i), words)
+		w := strings.Fields(p)
+		w[words/2] = "changed"
 		pages = append(pages, []byte(p))
-		near = append(near, []byte(strings.Join(words, " ")))
+		near = append(near, []byte(strings.Join(w, " ")))
 	}
 	return pages, near
 }
