@@ -178,7 +178,16 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		return
 	}
 	if c.seenContent(ctx, w, resp, doc) {
-		// Content seen at another URL: archived there.
+		// Content seen at another URL: archived and indexed there. Its
+		// links still count: a near-duplicate's may differ from those of
+		// the page it resembles (the class pages of one javadoc package
+		// each hold the only link to their class-use page), and the same
+		// text under another base URL resolves its relative links to
+		// other URLs. They pass the filters and the URL-seen test as any
+		// page's do, which costs little for links already known.
+		if !doc.NoFollow {
+			_, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth+1, doc.Links)
+		}
 		w.archive = nil
 		w.outcome, w.revisit = DuplicateContent, true
 		return
