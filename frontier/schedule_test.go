@@ -1,0 +1,271 @@
+package frontier_test
+
+import (
+	"container/heap"
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/frontier/frontiertest"
+)
+
+// schedWeb is the web of the makespan simulation: hosts whose page counts
+// follow a Pareto law, laid out so that the largest hosts are the last to
+// be discovered. Host i's home page links the home pages and first pages
+// of hosts 2i+1 and 2i+2 (a binary tree of hosts rooted at the seed, host
+// 0), and the counts are sorted ascending by host number, so the biggest
+// hosts sit at the bottom of the tree. Inside a host, page p links pages
+// 2p+1 and 2p+2 and the home page: a host's pages are found as it is
+// crawled, two per fetch, so a host never runs dry while it is crawled in
+// order.
+type schedWeb struct {
+	pages []int // pages of each host
+}
+
+func newSchedWeb(hosts int, xm, alpha float64, maxPages int, seed uint64) *schedWeb {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	w := &schedWeb{pages: make([]int, hosts)}
+	for i := range w.pages {
+		n := int(xm / math.Pow(1-r.Float64(), 1/alpha))
+		w.pages[i] = min(max(n, 1), maxPages)
+	}
+	slices.Sort(w.pages)
+	return w
+}
+
+// links appends the links of page p of host h to dst.
+func (w *schedWeb) links(dst []schedPage, h, p int) []schedPage {
+	for _, c := range []int{2*p + 1, 2*p + 2} {
+		if c < w.pages[h] {
+			dst = append(dst, schedPage{h, c})
+		}
+	}
+	if p != 0 {
+		return append(dst, schedPage{h, 0})
+	}
+	for _, c := range []int{2*h + 1, 2*h + 2} {
+		if c < len(w.pages) {
+			dst = append(dst, schedPage{c, 0})
+			if w.pages[c] > 1 {
+				dst = append(dst, schedPage{c, 1})
+			}
+		}
+	}
+	return dst
+}
+
+type schedPage struct{ h, p int }
+
+func (w *schedWeb) url(buf []byte, pg schedPage) string { return benchURL(buf, pg.h, pg.p) }
+
+// parseSchedURL inverts benchURL.
+func parseSchedURL(s string) schedPage {
+	const pre = "http://h"
+	i := len(pre)
+	j := i
+	for s[j] != '.' {
+		j++
+	}
+	h, _ := strconv.Atoi(s[i:j])
+	k := len(s) - 1
+	for s[k] != '/' {
+		k--
+	}
+	p, _ := strconv.Atoi(s[k+1:])
+	return schedPage{h, p}
+}
+
+// schedConfig is one run of the makespan simulation.
+type schedConfig struct {
+	web     *schedWeb
+	workers int
+	fetch   time.Duration // every request, robots.txt included, takes this long
+	gap     time.Duration // fixed politeness gap (MinDelay, K = 0)
+	opts    func(*frontier.Options)
+}
+
+// schedResult is what a run measured, in simulated time.
+type schedResult struct {
+	makespan time.Duration // from the seed to the last page
+	t99      time.Duration // until 99% of the pages were fetched
+	bound    time.Duration // lower bound on the makespan
+	pages    int
+	busy     float64 // fraction of worker time spent fetching
+}
+
+// bound is the makespan no scheduler can beat: the largest host needs its
+// robots.txt and its pages one gap apart, (n+1) fetches and n gaps, and
+// all the fetches together need fetches × fetch time / workers.
+func (c *schedConfig) bound() time.Duration {
+	var b time.Duration
+	total := 0
+	for _, n := range c.web.pages {
+		b = max(b, time.Duration(n+1)*c.fetch+time.Duration(n)*c.gap)
+		total += n + 1
+	}
+	return max(b, time.Duration(total)*c.fetch/time.Duration(c.workers))
+}
+
+type schedEvent struct {
+	at     time.Time
+	l      *frontier.Lease
+	robots bool
+}
+
+type schedEvents []schedEvent
+
+func (e schedEvents) Len() int           { return len(e) }
+func (e schedEvents) Less(i, j int) bool { return e[i].at.Before(e[j].at) }
+func (e schedEvents) Swap(i, j int)      { e[i], e[j] = e[j], e[i] }
+func (e *schedEvents) Push(x any)        { *e = append(*e, x.(schedEvent)) }
+func (e *schedEvents) Pop() any {
+	old := *e
+	x := old[len(old)-1]
+	*e = old[:len(old)-1]
+	return x
+}
+
+// simulateSchedule crawls c.web from host 0's home page as the root
+// crawler does, in fake time: a worker leases a URL; the first lease of a
+// host fetches its robots.txt and hands the URL back with Requeue; any
+// other fetches the page, adds its unseen links, then reports Done.
+func simulateSchedule(tb testing.TB, c schedConfig) schedResult {
+	clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+	o := frontier.Options{Workers: c.workers, Clock: clk, Seed: 1,
+		Politeness: frontier.Politeness{K: -1, MinDelay: c.gap}}
+	if c.opts != nil {
+		c.opts(&o)
+	}
+	f, err := frontier.NewMercator(&o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	total := 0
+	for _, n := range c.web.pages {
+		total += n
+	}
+	seen := make(map[schedPage]bool, total)
+	robots := make([]bool, len(c.web.pages))
+	buf := make([]byte, 0, 64)
+	var links []schedPage
+	var batch []frontier.URL
+	seed := schedPage{0, 0}
+	seen[seed] = true
+	if err := f.Add(ctx, frontier.URL{URL: c.web.url(buf, seed)}); err != nil {
+		tb.Fatal(err)
+	}
+	var inflight schedEvents
+	idle, fetched := c.workers, 0
+	var busy time.Duration
+	var res schedResult
+	for fetched < total {
+		var ready time.Time
+		for idle > 0 {
+			l, rd, err := f.Poll()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if l == nil {
+				ready = rd
+				break
+			}
+			pg := parseSchedURL(l.URL.URL)
+			heap.Push(&inflight, schedEvent{clk.Now().Add(c.fetch), l, !robots[pg.h]})
+			robots[pg.h] = true
+			idle--
+		}
+		t := ready
+		if len(inflight) > 0 && (t.IsZero() || inflight[0].at.Before(t)) {
+			t = inflight[0].at
+		}
+		if t.IsZero() {
+			tb.Fatalf("simulation stalled after %d of %d pages: nothing in flight, nothing ready", fetched, total)
+		}
+		clk.Set(t)
+		for len(inflight) > 0 && !inflight[0].at.After(clk.Now()) {
+			e := heap.Pop(&inflight).(schedEvent)
+			idle++
+			busy += c.fetch
+			if e.robots {
+				if err := f.Done(e.l, frontier.Result{Duration: c.fetch, Requeue: true}); err != nil {
+					tb.Fatal(err)
+				}
+				continue
+			}
+			pg := parseSchedURL(e.l.URL.URL)
+			links = c.web.links(links[:0], pg.h, pg.p)
+			batch = batch[:0]
+			for _, ln := range links {
+				if !seen[ln] {
+					seen[ln] = true
+					batch = append(batch, frontier.URL{URL: c.web.url(buf, ln), Depth: e.l.URL.Depth + 1})
+				}
+			}
+			if err := f.Add(ctx, batch...); err != nil {
+				tb.Fatal(err)
+			}
+			if err := f.Done(e.l, frontier.Result{Duration: c.fetch}); err != nil {
+				tb.Fatal(err)
+			}
+			fetched++
+			if fetched == (total*99+99)/100 {
+				res.t99 = clk.Now().Sub(frontiertest.Epoch)
+			}
+		}
+	}
+	res.makespan = clk.Now().Sub(frontiertest.Epoch)
+	res.bound = c.bound()
+	res.pages = fetched
+	res.busy = busy.Seconds() / (res.makespan.Seconds() * float64(c.workers))
+	return res
+}
+
+// schedScenarios are the webs and crawls of BenchmarkMakespan: a
+// power-law web of 1,000 hosts (Pareto shape 1.2, 1 to 1,000 pages,
+// the biggest discovered last), 10 ms per request and a fixed 100 ms
+// gap (K = 10 of the fetch time), with few workers (the back queues are
+// what is scarce) and with as many workers as hosts.
+func schedScenarios() []struct {
+	name string
+	c    schedConfig
+} {
+	web := newSchedWeb(1000, 2, 1.2, 1000, 1)
+	mk := func(workers int) schedConfig {
+		return schedConfig{web: web, workers: workers, fetch: 10 * time.Millisecond, gap: 100 * time.Millisecond}
+	}
+	return []struct {
+		name string
+		c    schedConfig
+	}{
+		{"workers=16", mk(16)},
+		{"workers=64", mk(64)},
+		{"workers=1000", mk(1000)},
+	}
+}
+
+// BenchmarkMakespan measures, in simulated time, how close a crawl of a
+// power-law web comes to the end no scheduler can beat: makespan/bound
+// (1 is perfect), and the time to fetch 99% of the pages over the same
+// bound. Deterministic: the figures do not depend on the machine.
+func BenchmarkMakespan(b *testing.B) {
+	for _, sc := range schedScenarios() {
+		b.Run(sc.name, func(b *testing.B) {
+			var r schedResult
+			for b.Loop() {
+				r = simulateSchedule(b, sc.c)
+			}
+			b.ReportMetric(float64(r.makespan)/float64(r.bound), "makespan/bound")
+			b.ReportMetric(float64(r.t99)/float64(r.bound), "t99/bound")
+			b.ReportMetric(r.makespan.Seconds(), "makespan-sim-s")
+			b.ReportMetric(r.bound.Seconds(), "bound-sim-s")
+			b.ReportMetric(100*r.busy, "%busy")
+		})
+	}
+}
