@@ -10,7 +10,8 @@ import (
 // (see Reachable) that the request log shows were never requested —
 // neither the page itself nor any exact duplicate of it, since a crawler
 // that eliminates duplicate content rightly crawls only one copy of a
-// mirrored site. Pages for which skip returns true (nil skips none) are
+// mirrored site, nor, for a page of the Aliases site, any URL Canonical
+// maps to it. Pages for which skip returns true (nil skips none) are
 // not expected, e.g. the URLs a crawler's filters refuse by design, such as
 // images. Sorted; empty when the crawl was complete. O(log + pages + links).
 func (w *Web) Missed(agent string, skip func(rawURL string) bool, seeds ...string) []string {
@@ -24,7 +25,13 @@ func (w *Web) Missed(agent string, skip func(rawURL string) bool, seeds ...strin
 			u.Path = path
 		}
 		u.RawQuery = query
-		requested[canonical(u)] = true
+		s := canonical(u)
+		requested[s] = true
+		if h := w.byName[r.Host]; h != nil && h.kind == kindAlias {
+			if c, ok := w.Canonical(s); ok {
+				requested[c] = true
+			}
+		}
 	}
 	dupOf := make(map[string][]string)
 	for _, cl := range w.ExactDuplicates() {

@@ -19,7 +19,8 @@
 // resolve through Web.Client or Web.DialContext (any web host → the server;
 // unknown names fail like NXDOMAIN), through a DNS server answering every
 // name under Config.Domain with 127.0.0.1 (see dns/dnstest: AddWildcard for
-// Config.Domain and, with a subdomain trap, AddWildcard and AddAddr for
+// Config.Domain, which also covers www.alias.<Domain>, two labels down, and,
+// with a subdomain trap, AddWildcard and AddAddr for
 // Config.SubdomainTrap), or by using the server as an HTTP proxy
 // (absolute-form requests route the same way). A request for an unknown host
 // is answered 421.
@@ -56,6 +57,16 @@
 //	javadoc        Javadoc: seven javadoc 1.6 pages, two of them reached
 //	               only by links inside <NOSCRIPT> (JavadocNoscriptOnly);
 //	               only with Config.Javadoc
+//	alias          Aliases: a project site of 97 distinct pages under
+//	               many URLs: www.alias serves the same bytes for every
+//	               path; ?ref=, ?utm_*= and ?sessionid= links (any
+//	               parameter but two) change nothing; dir/ is
+//	               dir/index.html; /current/ is a symlink of /v3/. And
+//	               decoys: ?page=N of /news/ and ?lang= of /about.html
+//	               change the content, /v2/ shares 25 of its 30 files with
+//	               /v3/, 12 near-duplicate class pages each hold the only
+//	               link to a page. Canonical maps every URL to its
+//	               distinct page; only with Config.Aliases
 //
 // With Config.SubdomainTrap set (say "explode.test"), one more trap lives
 // outside Config.Domain, under a registrable domain of its own, as wildcard
@@ -97,10 +108,19 @@
 //
 // Pages, PagesOf, Links, Status, Title, Reachable, Allowed, Robots,
 // RobotsVariant, CrawlDelay, Traps, IsTrap, ExactDuplicates,
-// NearDuplicates, ChangePeriod and Version describe the web exactly; they go
-// through the same routing and generation code as the server. URLs in the
-// ground truth are absolute, with the port, lower-case host, no fragment and
-// query parameters sorted.
+// NearDuplicates, Canonical, ChangePeriod and Version describe the web
+// exactly; they go through the same routing and generation code as the
+// server. URLs in the ground truth are absolute, with the port, lower-case
+// host, no fragment and query parameters sorted.
+//
+// The pages of the Aliases site are listed once each, under the URL
+// Canonical gives every one of their aliases, and Missed counts a page
+// fetched under any alias as fetched, so that a crawl fetching each
+// distinct page once, under any URL, covers the site. AliasFetches reads
+// the request log for the site's distinct pages fetched and the fetches
+// that brought content already fetched (identical-content fetches), the
+// waste URL rewrite rules learned from duplicates ("Do not crawl in the
+// DUST") should cut.
 //
 // # Change over time
 //

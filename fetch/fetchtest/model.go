@@ -227,6 +227,9 @@ func (w *Web) buildSpecials() {
 	if w.cfg.Javadoc {
 		add(w.Host(Javadoc), "/", "API documentation")
 	}
+	if w.cfg.Aliases {
+		add(w.Host(Aliases), "/", "project site")
+	}
 	if w.cfg.LinkHostile {
 		for _, p := range hostilePaths {
 			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))

@@ -25,6 +25,7 @@ const (
 	tagCharset
 	tagBase
 	tagSubdomain
+	tagAlias
 )
 
 func mix64(z uint64) uint64 {

@@ -95,10 +95,19 @@ func robotsOf(h *hostInfo) *robotsVariant {
 	switch h.kind {
 	case kindOrdinary, kindMirror:
 		return &robotsVariants[h.variant]
-	case kindLatin1, kindCP1252:
+	case kindLatin1, kindCP1252, kindAlias:
 		return &charsetRobots
 	}
 	return nil
+}
+
+// robotsHost is the host name h's robots.txt names: its own, but for the
+// www alias of the Aliases host, which serves the same bytes as that host.
+func (w *Web) robotsHost(h *hostInfo) string {
+	if h.kind == kindAlias {
+		return w.Host(Aliases)
+	}
+	return h.name
 }
 
 var charsetRobots = robotsVariant{name: "allow-all", status: 200,

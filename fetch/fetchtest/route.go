@@ -21,12 +21,13 @@ const (
 	routeHostile            // any resource of the Hostile host
 	routeRetryOK            // a /retry/N/ page of Statuses after its N failures
 	routeJavadoc            // a page of the Javadoc host
+	routeAlias              // a URL of the Aliases site that answers a page
 )
 
 type route struct {
 	kind     routeKind
 	status   int
-	page     int    // routePage, routeCharset, routeJavadoc: page index
+	page     int    // routePage, routeCharset, routeJavadoc, routeAlias: page index
 	location string // routeRedirect: the Location header as served
 	name     string // routeSitemap: file name
 }
@@ -81,6 +82,13 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 	case kindJavadoc:
 		if j := javadocRoute(pq); j >= 0 {
 			return route{kind: routeJavadoc, status: 200, page: j}
+		}
+	case kindAlias:
+		if path == "/robots.txt" && rawQuery == "" {
+			return route{kind: routeRobots, status: 200}
+		}
+		if j := w.alias().route(path, rawQuery); j >= 0 {
+			return route{kind: routeAlias, status: 200, page: j}
 		}
 	case kindRedirect:
 		return w.routeRedirect(path, rawQuery)

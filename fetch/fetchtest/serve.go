@@ -113,13 +113,16 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case routeJavadoc:
 		renderJavadoc(buf, rt.page)
 		w.send(sw, r, 200, "text/html", buf.Bytes(), time.Time{})
+	case routeAlias:
+		w.renderAlias(buf, rt.page)
+		w.send(sw, r, 200, "text/html; charset=utf-8", buf.Bytes(), time.Time{})
 	case routeRobots:
 		v := robotsOf(h)
 		if rt.status != 200 {
 			http.Error(sw, http.StatusText(rt.status), rt.status)
 			return
 		}
-		w.send(sw, r, 200, "text/plain; charset=utf-8", []byte(w.renderRobots(v, h.name)), time.Time{})
+		w.send(sw, r, 200, "text/plain; charset=utf-8", []byte(w.renderRobots(v, w.robotsHost(h))), time.Time{})
 	case routeSitemap:
 		w.serveSitemap(sw, r, h, rt.name, buf)
 	case routeRedirect:

@@ -49,9 +49,11 @@ func canonical(u *url.URL) string {
 // Pages returns the URL of every resource of the finite web that answers 200:
 // the pages of the ordinary hosts (HTML, PDF, PNG and JSON, near-duplicate
 // articles included), their copies on the mirror hosts, the pages of the
-// legacy-charset hosts and, with Config.Javadoc, of the Javadoc host, sorted. Trap hosts, redirects, error statuses,
-// robots.txt and sitemaps are not pages. Generates every host's model on
-// first call: O(total pages).
+// legacy-charset hosts and, with Config.Javadoc, of the Javadoc host and,
+// with Config.Aliases, the distinct pages of the Aliases site, each once
+// under its canonical URL (see Canonical), sorted. Trap hosts, redirects,
+// error statuses, robots.txt and sitemaps are not pages. Generates every
+// host's model on first call: O(total pages).
 func (w *Web) Pages() []string {
 	var out []string
 	for _, h := range w.ordinary {
@@ -74,12 +76,17 @@ func (w *Web) Pages() []string {
 			out = append(out, w.URL(w.Host(Javadoc), p.path))
 		}
 	}
+	if w.cfg.Aliases {
+		out = append(out, w.aliasPages()...)
+	}
 	slices.Sort(out)
 	return out
 }
 
 // PagesOf returns the URLs of the pages of one host, in generation order
-// (the home page first); nil for hosts without a finite page set.
+// (the home page first); nil for hosts without a finite page set, and for
+// www.alias.<Domain>, all of whose URLs are aliases of the pages of the
+// Aliases host.
 func (w *Web) PagesOf(host string) []string {
 	h := w.lookupHost(strings.ToLower(host))
 	if h == nil {
@@ -98,6 +105,10 @@ func (w *Web) PagesOf(host string) []string {
 	case kindJavadoc:
 		for _, p := range javadocPages {
 			out = append(out, w.URL(h.name, p.path))
+		}
+	case kindAlias:
+		if h.name == w.Host(Aliases) {
+			out = w.aliasPages()
 		}
 	}
 	return out
@@ -136,6 +147,8 @@ func (w *Web) Links(pageURL string) []string {
 		links = w.charsetLinks(h, rt.page)
 	case routeJavadoc:
 		links = javadocLinks(rt.page)
+	case routeAlias:
+		links = w.aliasLinks(rt.page)
 	case routeRedirect:
 		links = []link{{href: rt.location}}
 	default:
@@ -240,7 +253,7 @@ func (w *Web) Robots(host string) (status int, body string) {
 	if v.status >= 400 {
 		return v.status, ""
 	}
-	return 200, w.renderRobots(v, h.name)
+	return 200, w.renderRobots(v, w.robotsHost(h))
 }
 
 // CrawlDelay returns the Crawl-delay host's robots.txt announces, or 0.
@@ -256,12 +269,15 @@ func (w *Web) CrawlDelay(host string) time.Duration {
 // reaches from seeds (Seeds() if none are given) by following links and
 // redirects, never fetching a URL the robots.txt of its host forbids to
 // agent (see Allowed; a redirect target is checked like any URL) and never
-// entering a trap. Sorted. O(pages + links).
+// entering a trap. A page of the Aliases site is listed once, under its
+// canonical URL, however many of its aliases the links reach. Sorted.
+// O(pages + links).
 func (w *Web) Reachable(agent string, seeds ...string) []string {
 	if len(seeds) == 0 {
 		seeds = w.Seeds()
 	}
 	seen := make(map[string]bool)
+	listed := make(map[string]bool) // canonical URLs of the Aliases site
 	var queue, out []string
 	push := func(s string) {
 		if !seen[s] {
@@ -281,9 +297,14 @@ func (w *Web) Reachable(agent string, seeds ...string) []string {
 		if !ok || w.IsTrap(u) || !w.Allowed(agent, u) {
 			continue
 		}
-		switch w.route(h, path, q).kind {
+		switch rt := w.route(h, path, q); rt.kind {
 		case routePage, routeCharset, routeJavadoc:
 			out = append(out, u)
+		case routeAlias:
+			if c := w.aliasURL(rt.page); !listed[c] {
+				listed[c] = true
+				out = append(out, c)
+			}
 		case routeRedirect:
 		default:
 			continue
@@ -299,7 +320,8 @@ func (w *Web) Reachable(agent string, seeds ...string) []string {
 // ExactDuplicates returns the clusters of URLs whose bodies are
 // byte-identical: each page of a mirrored host with its copy on every mirror
 // of it. Each cluster is sorted, clusters by first URL. (A page reached with
-// its query parameters in another order is the same page, not a duplicate.)
+// its query parameters in another order is the same page, not a duplicate;
+// so are the countless URL aliases of the Aliases site: see Canonical.)
 func (w *Web) ExactDuplicates() [][]string {
 	by := make(map[int][]*hostInfo)
 	for _, m := range w.mirrors {
@@ -323,8 +345,10 @@ func (w *Web) ExactDuplicates() [][]string {
 
 // NearDuplicates returns the clusters of near-duplicate pages: the same
 // article (same title and eight paragraphs of story) published on 2–4 hosts,
-// differing in the date line, the advertisement and the path. No member is
-// also an exact duplicate. Each cluster sorted, clusters by first URL.
+// differing in the date line, the advertisement and the path, and, with
+// Config.Aliases, the API class pages of the Aliases site (one template,
+// a small part of each page its own). No member is also an exact
+// duplicate. Each cluster sorted, clusters by first URL.
 func (w *Web) NearDuplicates() [][]string {
 	var out [][]string
 	for _, cl := range w.clusters {
@@ -334,6 +358,9 @@ func (w *Web) NearDuplicates() [][]string {
 		}
 		slices.Sort(c)
 		out = append(out, c)
+	}
+	if w.cfg.Aliases {
+		out = append(out, w.aliasClassPages())
 	}
 	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
 	return out
@@ -362,6 +389,8 @@ func (w *Web) Title(rawURL string) string {
 		return w.charsetTitle(h, rt.page)
 	case routeJavadoc:
 		return javadocPages[rt.page].title
+	case routeAlias:
+		return w.aliasTitle(rt.page)
 	}
 	return ""
 }

@@ -92,6 +92,29 @@ type Config struct {
 	// scripting disabled does, in Reachable. Default false: no such host.
 	Javadoc bool
 
+	// Aliases adds the Aliases site, alias.<Domain>, linked from h000's
+	// home page, and its www alias, www.alias.<Domain>, which serves the
+	// same bytes for every path: a small project's site whose pages
+	// answer under many URLs (the www host name, content-neutral query
+	// parameters such as ?ref=, ?utm_source= and ?sessionid=, dir/ and
+	// dir/index.html, a directory /current/ that is a symlink of /v3/),
+	// next to URLs that only look like aliases: ?page=N of its news
+	// listing and ?lang= of its about page change the content, /v2/
+	// shares most files with /v3/ but not all, and a dozen API class pages
+	// are near-duplicates each holding the only link to a page (see
+	// Aliases, the label, for the site's map). Canonical maps every URL of
+	// both hosts to the distinct page it serves; Pages and Reachable list
+	// each distinct page once, under its canonical URL, and Missed counts
+	// a page as requested whatever alias fetched it; AliasFetches reads a
+	// request log's distinct pages and identical-content fetches.
+	//
+	// Web.Client and Web.DialContext reach both hosts by themselves. Both
+	// names are under Domain, so the DNS wildcard for Domain resolves
+	// them: dnstest's AddWildcard(Domain, ...) answers for every name any
+	// number of labels under Domain, www.alias.<Domain> included; nothing
+	// more is needed. Default false: no such hosts.
+	Aliases bool
+
 	// SubdomainTrap is the registrable domain of a subdomain-explosion trap
 	// (for example "explode.test"), the way wildcard DNS lets one site
 	// mint host names without end. Default "": no such trap. When set, the
@@ -220,6 +243,7 @@ const (
 	kindHostile
 	kindJavadoc
 	kindSubdomain // any host under Config.SubdomainTrap
+	kindAlias     // the Aliases host and its www alias
 )
 
 // hostInfo is what NewWeb knows about a host without generating its pages.
@@ -257,6 +281,7 @@ type Web struct {
 	clusters []cluster
 	chains   []chain
 	specials []link // entry points of the special hosts, linked from h000's home
+	alias    func() *aliasSite
 
 	connSeq    atomic.Uint64
 	sessionSeq atomic.Uint64
@@ -468,6 +493,12 @@ func (w *Web) generate() {
 	}
 	if c.Javadoc {
 		w.byName[w.Host(Javadoc)] = &hostInfo{name: w.Host(Javadoc), kind: kindJavadoc}
+	}
+	if c.Aliases {
+		for _, name := range []string{w.Host(Aliases), w.aliasWWW()} {
+			w.byName[name] = &hostInfo{name: name, kind: kindAlias}
+		}
+		w.alias = sync.OnceValue(w.buildAliasSite)
 	}
 	for name := range w.byName {
 		w.names = append(w.names, name)
