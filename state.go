@@ -84,15 +84,32 @@ type KeyRecord struct {
 	// before contacting the key, in case a request was in flight when the
 	// last run ended (its own gap was never saved).
 	Gap time.Duration
+	// Pages counts the pages of new content fetched under a host key,
+	// and Alike those whose content had been seen before (duplicates
+	// and near-duplicates): the trap defence reads them (TrapOptions).
+	Pages int64
+	Alike int64
 }
 
-// KeyDelta changes one KeyRecord: Admitted is added, a non-zero Next
-// replaces the stored Next and Gap.
+// Apply changes r by d: the counts are added, a non-zero Next replaces
+// the stored Next and Gap. Every State applies deltas this way.
+func (r *KeyRecord) Apply(d KeyDelta) {
+	r.Admitted += d.Admitted
+	r.Pages += d.Pages
+	r.Alike += d.Alike
+	if !d.Next.IsZero() {
+		r.Next, r.Gap = d.Next, d.Gap
+	}
+}
+
+// KeyDelta changes one KeyRecord (see KeyRecord.Apply).
 type KeyDelta struct {
 	Key      string
 	Admitted int64
 	Next     time.Time
 	Gap      time.Duration
+	Pages    int64
+	Alike    int64
 }
 
 // Txn is one atomic change of a State: what one page, or one batch of
@@ -364,7 +381,7 @@ func (s *MemState) Commit(ctx context.Context, t *Txn) error {
 	}
 	for _, d := range t.Keys {
 		r := s.keys[d.Key]
-		applyDelta(&r, d)
+		r.Apply(d)
 		s.keys[d.Key] = r
 	}
 	if t.Progress != nil {
@@ -378,14 +395,6 @@ func (s *MemState) Commit(ctx context.Context, t *Txn) error {
 func stripped(p Pending) Pending {
 	p.URL.Anchor, p.URL.Source = "", ""
 	return p
-}
-
-// applyDelta applies d to r.
-func applyDelta(r *KeyRecord, d KeyDelta) {
-	r.Admitted += d.Admitted
-	if !d.Next.IsZero() {
-		r.Next, r.Gap = d.Next, d.Gap
-	}
 }
 
 // Close implements State; later calls fail with ErrStateClosed.
@@ -440,7 +449,7 @@ func (e *ephemeral) Commit(ctx context.Context, t *Txn) error {
 	defer e.mu.Unlock()
 	for _, d := range t.Keys {
 		r := e.keys[d.Key]
-		applyDelta(&r, d)
+		r.Apply(d)
 		e.keys[d.Key] = r
 	}
 	for _, p := range t.Put {

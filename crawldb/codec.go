@@ -11,8 +11,12 @@ import (
 	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
-// txnVersion starts every encoded Txn.
-const txnVersion = 1
+// txnVersion starts every encoded Txn. Version 1 had no Pages and
+// Alike in its key deltas; it is still read.
+const (
+	txnVersion   = 2
+	txnVersionV1 = 1
+)
 
 // maxItem bounds one length-prefixed item of a record, so that a corrupt
 // length cannot make a reader allocate without limit.
@@ -42,6 +46,8 @@ func appendTxn(b []byte, seq uint64, t *crawlkit.Txn) ([]byte, error) {
 		b = binary.AppendVarint(b, d.Admitted)
 		b = binary.AppendVarint(b, unixNano(d.Next))
 		b = binary.AppendVarint(b, int64(d.Gap))
+		b = binary.AppendVarint(b, d.Pages)
+		b = binary.AppendVarint(b, d.Alike)
 	}
 	if t.Progress == nil {
 		return append(b, 0), nil
@@ -101,7 +107,8 @@ func fromUnixNano(n int64) time.Time {
 // wrapping ErrCorrupt, never a panic.
 func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 	d := wire.Decoder{B: b}
-	if d.Byte() != txnVersion {
+	version := d.Byte()
+	if version != txnVersion && version != txnVersionV1 {
 		return 0, nil, fmt.Errorf("%w: commit record version", ErrCorrupt)
 	}
 	seq := d.Uvarint()
@@ -123,7 +130,11 @@ func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 	n = d.Count(1)
 	for range n {
 		k := string(d.Bytes(maxItem))
-		t.Keys = append(t.Keys, crawlkit.KeyDelta{Key: k, Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())})
+		kd := crawlkit.KeyDelta{Key: k, Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())}
+		if version >= txnVersion {
+			kd.Pages, kd.Alike = d.Varint(), d.Varint()
+		}
+		t.Keys = append(t.Keys, kd)
 	}
 	switch d.Byte() {
 	case 0:
@@ -139,16 +150,26 @@ func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 }
 
 // appendKeyRecord appends the value of a key record: Admitted, Next in
-// Unix nanoseconds (0 for unknown), Gap in nanoseconds.
+// Unix nanoseconds (0 for unknown), Gap in nanoseconds, then Pages and
+// Alike when either is not zero (a record without them reads as zeros,
+// as records written before they existed do).
 func appendKeyRecord(b []byte, r crawlkit.KeyRecord) []byte {
 	b = binary.AppendVarint(b, r.Admitted)
 	b = binary.AppendVarint(b, unixNano(r.Next))
-	return binary.AppendVarint(b, int64(r.Gap))
+	b = binary.AppendVarint(b, int64(r.Gap))
+	if r.Pages == 0 && r.Alike == 0 {
+		return b
+	}
+	b = binary.AppendVarint(b, r.Pages)
+	return binary.AppendVarint(b, r.Alike)
 }
 
 func decodeKeyRecord(v []byte) (crawlkit.KeyRecord, error) {
 	d := wire.Decoder{B: v}
 	r := crawlkit.KeyRecord{Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())}
+	if len(d.B) > 0 {
+		r.Pages, r.Alike = d.Varint(), d.Varint()
+	}
 	if !d.Done() {
 		return crawlkit.KeyRecord{}, fmt.Errorf("%w: key record", ErrCorrupt)
 	}

@@ -496,10 +496,7 @@ func (d *DB) apply(seq uint64, t *crawlkit.Txn) error {
 				}
 				order = append(order, delta.Key)
 			}
-			r.Admitted += delta.Admitted
-			if !delta.Next.IsZero() {
-				r.Next, r.Gap = delta.Next, delta.Gap
-			}
+			r.Apply(delta)
 			recs[delta.Key] = r
 		}
 		for _, k := range order {

@@ -169,14 +169,21 @@ func testKeys(t *testing.T, h Harness) {
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 3}, {Key: "d:a.test", Admitted: 3}, {Key: "h:a.test", Admitted: 2, Next: t1}}})
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Next: t2, Gap: 3 * time.Second}, {Key: "d:a.test", Admitted: 1}}})
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 1}}}) // a zero Next keeps the stored one
-	q := &crawlkit.Lookup{Keys: []string{"h:a.test", "d:a.test", "h:b.test"}}
+	// The page counts add up like Admitted, in one Txn and across Txns.
+	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:c.test", Pages: 2}, {Key: "h:c.test", Alike: 5}, {Key: "n:c.test", Pages: 1}}})
+	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:c.test", Pages: 1, Alike: 1 << 40}}})
+	q := &crawlkit.Lookup{Keys: []string{"h:a.test", "d:a.test", "h:b.test", "h:c.test", "n:c.test"}}
 	lookup(t, s, q)
-	want := []crawlkit.KeyRecord{{Admitted: 6, Next: t2, Gap: 3 * time.Second}, {Admitted: 4}, {}}
+	want := []crawlkit.KeyRecord{{Admitted: 6, Next: t2, Gap: 3 * time.Second}, {Admitted: 4}, {}, {Pages: 3, Alike: 1<<40 + 5}, {Pages: 1}}
 	for i := range want {
-		if got := q.Records[i]; got.Admitted != want[i].Admitted || !got.Next.Equal(want[i].Next) || got.Gap != want[i].Gap {
+		if got := q.Records[i]; !sameRecord(got, want[i]) {
 			t.Errorf("record %s = %+v, want %+v", q.Keys[i], got, want[i])
 		}
 	}
+}
+
+func sameRecord(a, b crawlkit.KeyRecord) bool {
+	return a.Admitted == b.Admitted && a.Next.Equal(b.Next) && a.Gap == b.Gap && a.Pages == b.Pages && a.Alike == b.Alike
 }
 
 func testProgress(t *testing.T, h Harness) {
@@ -263,7 +270,7 @@ func testRestart(t *testing.T, h Harness) {
 	next := epoch.Add(time.Hour)
 	commit(t, s, crawlkit.Txn{
 		Add:      []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}}, {URL: frontier.URL{URL: "http://a.test/done"}}},
-		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second}},
+		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3}},
 		Progress: []byte("saved"),
 	})
 	commit(t, s, crawlkit.Txn{Done: []string{"http://a.test/done"}, Put: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}, Retries: 1}}})
@@ -275,7 +282,7 @@ func testRestart(t *testing.T, h Harness) {
 	}
 	q := &crawlkit.Lookup{URLs: fps("http://a.test/", "http://a.test/done", "http://b.test/"), Keys: []string{"h:a.test"}}
 	lookup(t, s, q)
-	if !slices.Equal(q.Seen, []bool{true, true, false}) || q.Records[0].Admitted != 2 || !q.Records[0].Next.Equal(next) || q.Records[0].Gap != time.Second {
+	if !slices.Equal(q.Seen, []bool{true, true, false}) || !sameRecord(q.Records[0], crawlkit.KeyRecord{Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3}) {
 		t.Errorf("after a restart: seen %v, record %+v", q.Seen, q.Records[0])
 	}
 }
