@@ -68,8 +68,9 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		}
 	}
 
+	var cut string // a host the trap defence cut with this page
 	c.commitMu.Lock()
-	admitted, holds, err := c.admitLocked(ctx, w, cands)
+	admitted, holds, pageRec, err := c.admitLocked(ctx, w, cands)
 	if err != nil {
 		c.txn.Reset()
 		c.commitMu.Unlock()
@@ -106,7 +107,15 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			w.t.count(w.outcome)
 		}
 		gap := c.pol.Gap(w.res)
-		c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: hostKey(l.URL.URL), Next: now.Add(gap), Gap: gap})
+		kd := KeyDelta{Key: hostKey(l.URL.URL), Next: now.Add(gap), Gap: gap}
+		if !w.requeue {
+			kd.Pages, kd.Alike = pageDelta(w.outcome)
+			pageRec.Apply(kd)
+			if c.traps.cut(pageRec) {
+				cut = kd.Key
+			}
+		}
+		c.txn.Keys = append(c.txn.Keys, kd)
 	}
 	c.c.apply(&w.t)
 	if c.durable {
@@ -121,6 +130,12 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	c.commitMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("crawlkit: committing to the state: %w", err)
+	}
+	if cut != "" {
+		if _, was := c.cutHosts.LoadOrStore(cut, struct{}{}); !was {
+			c.cfg.Logger.Info("crawlkit: host cut as a spider trap: its queued URLs are abandoned",
+				"host", strings.TrimPrefix(cut, "h:"), "alike pages", pageRec.Alike, "new pages", pageRec.Pages)
+		}
 	}
 
 	if h, ok := c.front.(frontier.Holder); ok {
@@ -233,12 +248,19 @@ func (c *Crawler) split(ctx context.Context, w *work, cands []frontier.URL) []fr
 }
 
 // admitLocked runs candidates through the URL-seen test and the budgets
-// (per host, per registrable domain, hosts per registrable domain) and
-// puts the new ones into c.txn. It returns them. Called with commitMu
-// held, so the counts it reads are not changed by anyone else meanwhile.
-func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL) ([]frontier.URL, []hold, error) {
-	if len(cands) == 0 {
-		return nil, nil, nil
+// (per host, per registrable domain, hosts per registrable domain, and
+// the trap defence's) and puts the new ones into c.txn. It returns them,
+// the holds the frontier must know of first, and the record of the
+// lease's host when its page counts for the trap defence (w.alike). Called
+// with commitMu held, so the counts it reads are not changed by anyone
+// else meanwhile.
+func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL) ([]frontier.URL, []hold, KeyRecord, error) {
+	var page string // the lease's host key, when its page counts
+	if w.l != nil && !w.requeue && (w.outcome == Fetched || w.outcome == DuplicateContent) {
+		page = hostKey(w.l.URL.URL)
+	}
+	if len(cands) == 0 && page == "" {
+		return nil, nil, KeyRecord{}, nil
 	}
 	q := &c.look
 	q.URLs, q.Keys, q.Pending = q.URLs[:0], q.Keys[:0], nil
@@ -246,7 +268,16 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		key, dkey, nkey string
 	}
 	hosts := make(map[string]hostInfo, 4)
-	counts := make(map[string]int64, 8)
+	recs := make(map[string]KeyRecord, 8)
+	addKey := func(k string) {
+		if _, ok := recs[k]; !ok {
+			recs[k] = KeyRecord{}
+			q.Keys = append(q.Keys, k)
+		}
+	}
+	if page != "" {
+		addKey(page)
+	}
 	for i := range cands {
 		q.URLs = append(q.URLs, dedup.Fingerprint(cands[i].URL))
 		h := frontier.HostKey(cands[i].URL)
@@ -257,19 +288,16 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		hi := hostInfo{hostKey(cands[i].URL), domainKey(d), domainHosts(d)}
 		hosts[h] = hi
 		for _, k := range []string{hi.key, hi.dkey, hi.nkey} {
-			if _, ok := counts[k]; !ok {
-				counts[k] = 0
-				q.Keys = append(q.Keys, k)
-			}
+			addKey(k)
 		}
 	}
 	if err := c.state.Lookup(ctx, q); err != nil {
-		return nil, nil, fmt.Errorf("crawlkit: state lookup: %w", err)
+		return nil, nil, KeyRecord{}, fmt.Errorf("crawlkit: state lookup: %w", err)
 	}
 	var holds []hold
 	now := time.Now()
 	for i, k := range q.Keys {
-		counts[k] = q.Records[i].Admitted
+		recs[k] = q.Records[i]
 		if strings.HasPrefix(k, "h:") {
 			// A host contacted by an earlier run may still be owed its
 			// gap: the frontier is told before it gets the URLs.
@@ -277,6 +305,10 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 				holds = append(holds, hold{strings.TrimPrefix(k, "h:"), until})
 			}
 		}
+	}
+	counts := make(map[string]int64, len(recs))
+	for k, r := range recs {
+		counts[k] = r.Admitted
 	}
 	start := maps.Clone(counts)
 	admitted := make([]frontier.URL, 0, len(cands))
@@ -288,6 +320,7 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 			continue
 		}
 		hi := hosts[frontier.HostKey(cands[i].URL)]
+		newHost := counts[hi.key] == 0
 		switch {
 		case c.cfg.MaxPagesPerHost > 0 && counts[hi.key] >= int64(c.cfg.MaxPagesPerHost):
 			w.t.filter("host budget")
@@ -295,11 +328,14 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		case c.cfg.MaxPagesPerDomain > 0 && counts[hi.dkey] >= int64(c.cfg.MaxPagesPerDomain):
 			w.t.filter("domain budget")
 			continue
-		case counts[hi.key] == 0 && c.cfg.MaxHostsPerDomain > 0 && counts[hi.nkey] >= int64(c.cfg.MaxHostsPerDomain):
+		case newHost && c.cfg.MaxHostsPerDomain > 0 && counts[hi.nkey] >= int64(c.cfg.MaxHostsPerDomain):
 			w.t.filter("domain hosts")
 			continue
+		case c.traps.cut(recs[hi.key]):
+			w.t.filter("trap host")
+			continue
 		}
-		if counts[hi.key] == 0 {
+		if newHost {
 			counts[hi.nkey]++
 			w.t.hosts++
 		}
@@ -319,7 +355,7 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 	if w.seeds {
 		w.t.seeds += uint32(len(admitted))
 	}
-	return admitted, holds, nil
+	return admitted, holds, recs[page], nil
 }
 
 // hold is a frontier key and the time before which it must not be

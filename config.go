@@ -117,6 +117,10 @@ type Config struct {
 	// page linking fresh host names) stops there. Default 1,000; negative
 	// means no limit.
 	MaxHostsPerDomain int
+	// Traps tunes the trap defence, a per-host budget that adapts to
+	// what the host serves (see TrapOptions). nil means the defaults;
+	// &TrapOptions{AlikePages: -1} turns it off.
+	Traps *TrapOptions
 	// MaxLinksPerPage caps the links the default Parser reads from one
 	// page; the links past it are counted (Stats.LinksDropped). Default
 	// fetch.DefaultMaxLinks (100,000: the largest real index pages fit).
@@ -208,6 +212,9 @@ func (c *Config) validate() error {
 		return bad("MaxLinksPerPage configures the default Parser; with your own, set its cap there")
 	case c.Agent != "" && !validAgent(c.Agent):
 		return bad("Agent %q is not a robots.txt product token (letters, '-' and '_', RFC 9309 §2.2.1)", c.Agent)
+	}
+	if _, err := c.Traps.resolved(); err != nil {
+		return bad("%v", err)
 	}
 	return nil
 }

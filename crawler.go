@@ -34,6 +34,8 @@ type Crawler struct {
 	bodySeen BodySeen // exact duplicates of bodies without text
 	filters  frontier.URLFilter
 	pol      frontier.Politeness
+	traps    TrapOptions
+	cutHosts sync.Map    // host key → struct{}: hosts the trap defence cut, as seen by this run
 	closers  []io.Closer // what New created, closed by Run in reverse order
 
 	// durableSinks are the Config.Sinks that implement DurableSink, in
@@ -78,6 +80,7 @@ func New(cfg Config) (*Crawler, error) {
 	cfg.ensureDefaults()
 	c := &Crawler{cfg: cfg}
 	c.pages.max = cfg.MaxPages
+	c.traps, _ = cfg.Traps.resolved() // validated above
 	if err := c.assemble(); err != nil {
 		c.closeAll()
 		return nil, err

@@ -20,7 +20,9 @@
 // the crawler's own caching DNS resolver, fetches the page with bounded
 // size and time, and parses it into text and links. The "content seen?"
 // test drops pages whose text was already fetched at another URL (exact
-// fingerprints, and MinHash for near-duplicates). Each extracted link is
+// fingerprints, and MinHash for near-duplicates), though their links are
+// still read; a host whose pages keep turning out to be content seen
+// before is cut as a spider trap (TrapOptions). Each extracted link is
 // normalised, passed through the URL filters (schemes, domains, spider-trap
 // guards), and through the "URL seen?" test; the links that survive are
 // added to the frontier, whose prioritizer chooses their front queue. The

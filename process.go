@@ -65,6 +65,12 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		return
 	}
 
+	if _, cut := c.cutHosts.Load(hostKey(l.URL.URL)); cut {
+		// The trap defence cut the host after this URL was queued.
+		w.outcome = Abandoned
+		return
+	}
+
 	// Robots.txt immediately before the fetch: rules change while URLs
 	// wait in the frontier.
 	v, err := c.robots.Check(ctx, u)

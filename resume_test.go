@@ -35,7 +35,7 @@ func TestCancelAndResume(t *testing.T) {
 		cfg.Workers = workers
 		cfg.MaxPagesPerHost = 40
 		cfg.OnPage = func(*Page) {
-			if pages.Add(1) == 60 {
+			if pages.Add(1) == 25 {
 				cancel()
 			}
 		}

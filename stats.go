@@ -32,6 +32,7 @@ const (
 	ParseError                      // a 2xx answer that the parser rejected (unsupported type, ...)
 	Retried                         // a 429/503 or transient failure sent back to the frontier for later
 	Sent                            // the host splitter sent the link to the node that owns its host
+	Abandoned                       // a queued URL of a host the trap defence cut, dropped unfetched (TrapOptions)
 	numOutcomes
 )
 
@@ -39,7 +40,7 @@ var outcomeNames = [...]string{
 	Queued: "queued", Filtered: "filtered", DuplicateURL: "duplicate url", Fetched: "fetched",
 	DuplicateContent: "duplicate content", Unchanged: "unchanged", Redirected: "redirected",
 	HTTPError: "http error", RobotsDenied: "robots denied", FetchError: "fetch error",
-	ParseError: "parse error", Retried: "retried", Sent: "sent to peer",
+	ParseError: "parse error", Retried: "retried", Sent: "sent to peer", Abandoned: "abandoned",
 }
 
 // String returns the outcome's name as Stats.Summary prints it.
@@ -68,8 +69,8 @@ type Stats struct {
 	// other nodes); each ends as Filtered, DuplicateURL or Queued.
 	Received uint64
 	// FilteredBy counts Filtered links by reason ("max depth", "host
-	// budget", "domain budget", "domain hosts", and the frontier.Reason
-	// names).
+	// budget", "domain budget", "domain hosts", "trap host", and the
+	// frontier.Reason names).
 	FilteredBy map[string]uint64
 	// Errors counts FetchError outcomes by fetch.Kind name, or "robots
 	// unreachable" for a host whose robots.txt answered 5xx or 429.
@@ -106,7 +107,7 @@ func (s Stats) PagesPerSecond() float64 {
 // Finished returns the number of queued URLs that reached a final outcome.
 func (s Stats) Finished() uint64 {
 	var n uint64
-	for _, o := range []Outcome{Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError} {
+	for _, o := range []Outcome{Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned} {
 		n += s.Outcomes[o]
 	}
 	return n

@@ -129,6 +129,7 @@ type options struct {
 	PerHost        int     `json:"max_per_host"`
 	PerDomain      int     `json:"max_per_domain"`
 	HostsPerDomain int     `json:"max_hosts_per_domain"`
+	TrapAlike      int     `json:"trap_alike"`
 	NATSURL        string  `json:"nats,omitempty"`
 	NATSEmbed      string  `json:"nats_embed,omitempty"`
 	Node           string  `json:"node,omitempty"`
@@ -174,6 +175,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.PerHost, "max-per-host", o.PerHost, "admit at most this many URLs per host (bounds spider traps; -1: no limit)")
 	fs.IntVar(&o.PerDomain, "max-per-domain", o.PerDomain, "admit at most this many URLs per registrable domain (-1: no limit)")
 	fs.IntVar(&o.HostsPerDomain, "max-hosts-per-domain", o.HostsPerDomain, "admit URLs of at most this many hosts per registrable domain (bounds subdomain explosions; -1: no limit)")
+	fs.IntVar(&o.TrapAlike, "trap-alike", o.TrapAlike, "cut a host as a spider trap once it served more than this many pages of content seen before, and twice as many as new ones (-1: never)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&o.NATSURL, "nats", o.NATSURL, "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
 	fs.StringVar(&o.NATSEmbed, "nats-embed", o.NATSEmbed, "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
@@ -190,7 +192,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 // defaults returns the options of a crawl no flag changed.
 func defaults() options {
 	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
-		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000}
+		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16}
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -229,6 +231,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"limits and delays cannot be negative"}
 	case o.PerHost < -1 || o.PerHost == 0 || o.PerDomain < -1 || o.PerDomain == 0 || o.HostsPerDomain < -1 || o.HostsPerDomain == 0:
 		return nil, usageError{"-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1 for no limit"}
+	case o.TrapAlike < -1 || o.TrapAlike == 0:
+		return nil, usageError{"-trap-alike takes a positive number, or -1 to never cut a host"}
 	case o.Demo && (o.DemoHosts < 1 || o.DemoPages < 1):
 		return nil, usageError{"-demo-hosts and -demo-pages must be at least 1"}
 	case !validAgent(o.Agent):
@@ -329,6 +333,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		MaxPagesPerHost:   o.PerHost,
 		MaxPagesPerDomain: o.PerDomain,
 		MaxHostsPerDomain: o.HostsPerDomain,
+		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike},
 		MinDelay:          time.Duration(o.MinDelay),
 		DelayFactor:       o.DelayFactor,
 		MaxDelay:          time.Duration(o.MaxDelay),

@@ -1,0 +1,70 @@
+package crawlkit
+
+import (
+	"fmt"
+	"math"
+)
+
+// TrapOptions tunes the trap defence: a per-host budget that adapts to
+// what the host has served so far. The fixed budgets (MaxPagesPerHost,
+// MaxPagesPerDomain, MaxHostsPerDomain) bound what a trap can cost; this
+// rule stops most traps long before.
+//
+// It reads the content-seen test (IIR §20.2.1): a spider trap mints new
+// URLs without end, but what it serves under them is content seen
+// before — a calendar's empty months, a session id's copies of the same
+// pages, a directory listing repeated at every depth. A host whose pages
+// are mostly alike is cut: no new URL of it is admitted (Stats.FilteredBy
+// "trap host"), and its queued URLs are abandoned unfetched (Outcome
+// Abandoned). A host whose pages are distinct is never cut, however many
+// it has. Each cut is logged at Info level.
+//
+// The rule reads counts the State keeps (KeyRecord.Pages and Alike), so a
+// resumed crawl remembers what it learned: a cut host stays cut. (A
+// resumed run learns it from the host's first queued URL: that URL and
+// the host's robots.txt are fetched, the rest are abandoned.)
+type TrapOptions struct {
+	// AlikePages: a host is cut once it has served more than AlikePages
+	// pages whose content had been seen before (exact or near duplicates)
+	// and more than AlikeRatio times as many of them as pages of new
+	// content. Defaults 16 and 2; a negative AlikePages disables the
+	// host rule.
+	AlikePages int
+	AlikeRatio float64
+}
+
+// resolved returns the options with their defaults, or an error naming
+// an invalid field.
+func (o *TrapOptions) resolved() (TrapOptions, error) {
+	var r TrapOptions
+	if o != nil {
+		r = *o
+	}
+	if r.AlikeRatio < 0 || math.IsNaN(r.AlikeRatio) || math.IsInf(r.AlikeRatio, 0) {
+		return r, fmt.Errorf("Traps.AlikeRatio %v: want a finite number ≥ 0", r.AlikeRatio)
+	}
+	if r.AlikePages == 0 {
+		r.AlikePages = 16
+	}
+	if r.AlikeRatio == 0 {
+		r.AlikeRatio = 2
+	}
+	return r, nil
+}
+
+// cut reports whether the host of record r is cut by the host rule.
+func (o *TrapOptions) cut(r KeyRecord) bool {
+	return o.AlikePages >= 0 && r.Alike > int64(o.AlikePages) && float64(r.Alike) > o.AlikeRatio*float64(r.Pages)
+}
+
+// pageDelta returns what a page with outcome out adds to its host's
+// record: Pages for new content, Alike for content seen before.
+func pageDelta(out Outcome) (pages, alike int64) {
+	switch out {
+	case Fetched:
+		return 1, 0
+	case DuplicateContent:
+		return 0, 1
+	}
+	return 0, 0
+}

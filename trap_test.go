@@ -1,0 +1,207 @@
+package crawlkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+)
+
+func TestTrapRule(t *testing.T) {
+	def, err := (*TrapOptions)(nil).resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		o    TrapOptions
+		r    KeyRecord
+		cut  bool
+	}{
+		{"new host", def, KeyRecord{}, false},
+		{"distinct pages, however many", def, KeyRecord{Pages: 1 << 40}, false},
+		{"a few duplicates", def, KeyRecord{Pages: 1, Alike: 16}, false},
+		{"mostly alike", def, KeyRecord{Pages: 1, Alike: 17}, true},
+		{"alike, but not twice the distinct pages", def, KeyRecord{Pages: 50, Alike: 100}, false},
+		{"alike, more than twice the distinct pages", def, KeyRecord{Pages: 50, Alike: 101}, true},
+		{"all alike", def, KeyRecord{Alike: 17}, true},
+		{"rule off", TrapOptions{AlikePages: -1, AlikeRatio: 2}, KeyRecord{Alike: 1 << 40}, false},
+		{"ratio 0: the count alone", TrapOptions{AlikePages: 3, AlikeRatio: 0}, KeyRecord{Pages: 100, Alike: 4}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.o.cut(tt.r); got != tt.cut {
+				t.Errorf("cut(%+v) = %v, want %v", tt.r, got, tt.cut)
+			}
+		})
+	}
+}
+
+func TestTrapOptionsValidated(t *testing.T) {
+	for _, ratio := range []float64{-1, math.NaN(), math.Inf(1)} {
+		_, err := New(Config{Seeds: []string{"http://a.test/"}, Fetcher: fetch.Static{}, Traps: &TrapOptions{AlikeRatio: ratio}})
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("AlikeRatio %v: err %v, want ErrConfig", ratio, err)
+		}
+	}
+}
+
+// TestTrapsCostLittle crawls a web with a calendar, a session-id and a
+// directory-depth trap: each costs at most 2% of the crawl's requests,
+// every reachable real page is still fetched, and no host is cut but the
+// traps and hosts that served nothing but copies of another's pages.
+func TestTrapsCostLittle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl of 200 hosts")
+	}
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 200, MeanPages: 20, ChangePeriods: []time.Duration{0},
+		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
+	defer web.Close()
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.Workers = 64
+		cfg.DelayFactor = -1
+		cfg.MinDelay = 5 * time.Millisecond
+		cfg.MaxDelay = 20 * time.Millisecond
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := web.Log()
+	byHost := map[string]int{}
+	for _, r := range log {
+		byHost[r.Host]++
+	}
+	for _, trap := range web.Traps() {
+		u, _ := url.Parse(trap)
+		h := u.Hostname()
+		if share := float64(byHost[h]) / float64(len(log)); share > 0.02 {
+			t.Errorf("trap %s cost %d of %d requests (%.1f%%), want ≤ 2%%", h, byHost[h], len(log), 100*share)
+		}
+	}
+	if missing := missingPages(web); len(missing) > 0 {
+		t.Errorf("%d reachable pages never requested, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}
+	traps := map[string]bool{}
+	for _, trap := range web.Traps() {
+		u, _ := url.Parse(trap)
+		traps[u.Hostname()] = true
+	}
+	mirrored := map[string]bool{} // hosts whose pages have exact copies elsewhere
+	for _, cl := range web.ExactDuplicates() {
+		for _, u := range cl {
+			pu, _ := url.Parse(u)
+			mirrored[pu.Hostname()] = true
+		}
+	}
+	cuts := 0
+	c.cutHosts.Range(func(k, _ any) bool {
+		cuts++
+		h := strings.TrimPrefix(k.(string), "h:")
+		if !traps[h] && !mirrored[h] {
+			t.Errorf("host %s was cut, but it is no trap and serves pages of its own", h)
+		}
+		return true
+	})
+	if cuts == 0 || s.Outcomes[Abandoned] == 0 {
+		t.Errorf("no host cut (%d) or no URL abandoned: %s", cuts, s.Summary())
+	}
+	t.Logf("%d requests; traps: calendar %d, session %d, deep %d; %d hosts cut, %d URLs abandoned",
+		len(log), byHost[web.Host(fetchtest.CalendarTrap)], byHost[web.Host(fetchtest.SessionTrap)], byHost[web.Host(fetchtest.DeepTrap)],
+		cuts, s.Outcomes[Abandoned])
+}
+
+// copyTrap is a host whose every page has the same text and links two
+// new pages, and a second host whose pages are all distinct.
+func copyTrap() (fetch.Fetcher, *sync.Map) {
+	requests := new(sync.Map)
+	text := strings.Repeat("this page is the same whatever its number says ", 20)
+	return fetch.FetcherFunc(func(_ context.Context, req *fetch.Request) (*fetch.Response, error) {
+		u := req.URL
+		n, _ := requests.LoadOrStore(u.Host, new(int64))
+		*n.(*int64)++
+		if u.Path == "/robots.txt" {
+			return &fetch.Response{URL: u, Status: 404, Header: http.Header{}}, nil
+		}
+		i, _ := strconv.Atoi(strings.TrimPrefix(u.Path, "/"))
+		var body string
+		switch u.Host {
+		case "trap.test":
+			body = fmt.Sprintf(`<p>%s</p><a href="/%d">a</a><a href="/%d">b</a><a href="http://fine.test/%d">x</a>`, text, 2*i+1, 2*i+2, i)
+		default:
+			body = fmt.Sprintf(`<p>page %d %s</p>`, i, strings.Repeat(strconv.Itoa(i*7919)+" words of its own ", 30))
+		}
+		return &fetch.Response{URL: u, Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}, nil
+	}), requests
+}
+
+// TestTrapCutSurvivesResume: a host cut before a stop stays cut after the
+// resume, and its queued URLs are abandoned without a request but those
+// that tell the resumed run: its robots.txt and one page.
+func TestTrapCutSurvivesResume(t *testing.T) {
+	f, requests := copyTrap()
+	state := NewMemState()
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	var mu sync.Mutex
+	var cut bool
+	logger := newRecordingLogger(func(msg string) {
+		if strings.Contains(msg, "spider trap") {
+			mu.Lock()
+			cut = true
+			mu.Unlock()
+			once.Do(cancel)
+		}
+	})
+	s := runConfig(t, ctx, Config{Seeds: []string{"http://trap.test/0"}, Fetcher: f, Workers: 1, DelayFactor: -1, State: state, Logger: logger})
+	cancel()
+	if !cut {
+		t.Fatalf("the trap was not cut: %s", s.Summary())
+	}
+	trapBefore := *mustLoad(requests, "trap.test")
+	if trapBefore > 20 {
+		t.Errorf("%d requests to the trap before the cut, want ≤ 20 (16 alike pages and the first)", trapBefore)
+	}
+
+	s = runConfig(t, context.Background(), Config{Fetcher: f, Workers: 1, DelayFactor: -1, State: state, Logger: quietLogger()})
+	if extra := *mustLoad(requests, "trap.test") - trapBefore; extra > 2 {
+		t.Errorf("the resumed run made %d requests to the cut host, want at most 2", extra)
+	}
+	if s.Outcomes[Abandoned] == 0 {
+		t.Errorf("the resumed run abandoned nothing: %s", s.Summary())
+	}
+	if fine := *mustLoad(requests, "fine.test"); fine == 0 {
+		t.Errorf("the distinct host was never fetched")
+	}
+}
+
+func mustLoad(m *sync.Map, k string) *int64 {
+	v, ok := m.Load(k)
+	if !ok {
+		return new(int64)
+	}
+	return v.(*int64)
+}
+
+// recordingHandler calls fn with the message of every record logged.
+type recordingHandler struct{ fn func(string) }
+
+func (h recordingHandler) Enabled(context.Context, slog.Level) bool      { return true }
+func (h recordingHandler) Handle(_ context.Context, r slog.Record) error { h.fn(r.Message); return nil }
+func (h recordingHandler) WithAttrs([]slog.Attr) slog.Handler            { return h }
+func (h recordingHandler) WithGroup(string) slog.Handler                 { return h }
+
+func newRecordingLogger(fn func(string)) *slog.Logger { return slog.New(recordingHandler{fn}) }
