@@ -17,7 +17,12 @@ import (
 // are mostly alike is cut: no new URL of it is admitted (Stats.FilteredBy
 // "trap host"), and its queued URLs are abandoned unfetched (Outcome
 // Abandoned). A host whose pages are distinct is never cut, however many
-// it has. Each cut is logged at Info level.
+// it has. Each cut is logged at Info level. Near-duplicates count as
+// alike at the content-seen test's threshold (Jaccard 0.8 by default),
+// so a site of heavily templated pages that differ little — the class
+// pages of one javadoc package score 0.80–0.88 against each other — can
+// look like a trap if such pages outnumber its others more than twice:
+// raise AlikePages or AlikeRatio for a crawl of such sites.
 //
 // The rule reads counts the State keeps (KeyRecord.Pages and Alike), so a
 // resumed crawl remembers what it learned: a cut host stays cut. (A
