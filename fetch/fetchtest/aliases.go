@@ -45,7 +45,8 @@ import (
 // real site does: relative (so /current/ and /v2/ pages link inside their
 // own directory), root-relative, absolute on either host name, with and
 // without index.html and tracking parameters, so a crawl from the home
-// page meets all of it.
+// page meets all of it; from either host's home page the links lead to
+// every page on that host, so the whole site is crawled again under www.
 //
 // Canonical maps every URL of both hosts to the URL of the distinct page
 // it serves: on alias.<Domain>, directories without index.html, neutral
@@ -342,7 +343,7 @@ func (w *Web) aliasLinks(j int) []link {
 		out = append(out,
 			link{"/index.html", s.name},
 			link{"/news/", "News"},
-			link{www("/docs/"), "Documentation"},
+			link{"/docs/", "Documentation"},
 			link{"about.html", "About"},
 			link{w.URL(w.Host(Aliases), "/about.html?lang="+aliasLangs[1]), aliasAboutTitles[1]},
 			link{"/api/", "API"})
@@ -353,7 +354,7 @@ func (w *Web) aliasLinks(j int) []link {
 		}
 		out = append(out, contact(""))
 	case aliasAbout:
-		out = append(out, link{www("/"), "Home"})
+		out = append(out, link{www("/"), "Home"}, link{www("/docs/"), "Documentation"})
 		for l, lang := range aliasLangs {
 			out = append(out, link{"?lang=" + lang, aliasAboutTitles[l]})
 		}
