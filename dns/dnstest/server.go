@@ -29,6 +29,14 @@ type Config struct {
 	// CNAME record alone, so that the client has to query the target itself.
 	// Default false: the chain is followed inside the server.
 	NoCNAMEChase bool
+
+	// ReadBuffer is the receive buffer asked for the UDP socket
+	// (SO_RCVBUF), which holds queries that arrive faster than the server
+	// reads them; the kernel caps it at net.core.rmem_max and doubles it.
+	// Default 4 MiB. A stock Linux kernel's rmem_max is 212992: set that
+	// to see what a burst of queries does to a server on an untuned
+	// machine (about 512 small datagrams fit).
+	ReadBuffer int
 }
 
 // Server is an in-process DNS server. All methods are safe for concurrent
@@ -65,7 +73,10 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.NegativeTTL == 0 {
 		cfg.NegativeTTL = 60
 	}
-	pc, ln, err := listen(cfg.Addr)
+	if cfg.ReadBuffer <= 0 {
+		cfg.ReadBuffer = 4 << 20
+	}
+	pc, ln, err := listen(cfg.Addr, cfg.ReadBuffer)
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +113,10 @@ func Start(tb testing.TB, cfg Config) *Server {
 	return s
 }
 
-// listen opens a UDP socket and a TCP listener on the same port. With port
+// listen opens a UDP socket (receive buffer rcvbuf) and a TCP listener on
+// the same port. With port
 // 0 the UDP port is chosen first; if its TCP twin is taken, it tries again.
-func listen(addr string) (net.PacketConn, net.Listener, error) {
+func listen(addr string, rcvbuf int) (net.PacketConn, net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dnstest: listen %q: %w", addr, err)
@@ -125,7 +137,7 @@ func listen(addr string) (net.PacketConn, net.Listener, error) {
 				// Bursts of thousands of queries must not overflow the
 				// default receive queue (~200 KiB); best effort, capped by
 				// the kernel's rmem_max.
-				_ = uc.SetReadBuffer(4 << 20)
+				_ = uc.SetReadBuffer(rcvbuf)
 				_ = uc.SetWriteBuffer(4 << 20)
 			}
 			return pc, ln, nil
