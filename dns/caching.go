@@ -18,7 +18,10 @@ import (
 // resolution among concurrent lookups of a name, and retries with growing
 // waits. Create it with New; the zero value is not usable. It is safe for
 // concurrent use: a lookup holds a lock only for a map access, never during
-// a query, so any number of lookups proceed independently.
+// a query, so any number of lookups proceed independently. Only the pacing
+// of the queries to a nameserver (Options.MaxInFlight) can hold a query
+// back, behind the others of a burst; a slow name gives its place up
+// after 100 ms, so it delays no other by more.
 //
 // A cache hit costs well under 100 ns of CPU and does not allocate: the
 // returned slice is the cached one and must not be modified. A miss starts a resolution in
@@ -75,7 +78,7 @@ func New(opts *Options) (*Caching, error) {
 		tcp:   &mdns.Client{Net: "tcp", Timeout: o.MaxTimeout, UDPSize: o.UDPSize},
 	}
 	for _, s := range o.Nameservers {
-		u, err := dialUDP(s, int(o.UDPSize)+512)
+		u, err := dialUDP(s, int(o.UDPSize)+512, newFlow(o.MinTimeout, o.Timeout, o.MaxInFlight))
 		if err != nil {
 			for _, u := range c.udp {
 				u.close()
@@ -370,84 +373,288 @@ func (c *Caching) lookupType(ctx context.Context, name, fqdn string, qtype uint1
 
 // exchange asks the nameservers about (fqdn, qtype) until one gives a usable
 // answer (NOERROR or NXDOMAIN), following Mercator's timed waits: attempt i
-// goes to nameserver i mod n and waits up to Timeout×Backoff^i (capped at
-// MaxTimeout). An attempt that fails fast (SERVFAIL, REFUSED, unreachable,
-// garbage) moves on at once while there are nameservers not yet tried;
-// after that it sits out its wait first, so that one server is asked again
-// only after growing pauses. Truncated UDP answers are asked again over TCP
-// within the same attempt.
+// goes to nameserver i mod n. An attempt that gets no answer is sent again
+// after the server's retransmission timeout scaled by Backoff^i (see
+// Options.Timeout), at most Timeout×Backoff^i (capped at MaxTimeout); the
+// queries sent earlier stay open, and the first usable answer to any of
+// them wins, until the whole schedule Σ Timeout×Backoff^i has run out. An
+// attempt that fails fast (SERVFAIL, REFUSED, unreachable, garbage) moves
+// on at once while there are nameservers not yet tried; after that it
+// sits out its wait Timeout×Backoff^i first, so that one server is asked
+// again only after growing pauses. Truncated UDP answers are asked again
+// over TCP. Each query first waits for a place in its server's window
+// (Options.MaxInFlight).
 func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16) (*mdns.Msg, string, *Error) {
+	x := &exchange{c: c, ctx: ctx, name: name,
+		results: make(chan udpResult, c.opts.Attempts),
+		sent:    make([]sentQuery, c.opts.Attempts),
+		current: -1,
+	}
+	defer x.forget()
+	final := time.NewTimer(c.opts.schedule())
+	defer final.Stop()
+	x.final = final.C
 	n := len(c.udp)
-	var last *Error
 	for i := range c.opts.Attempts {
 		u := c.udp[i%n]
-		wait := c.opts.wait(i)
-		start := time.Now()
+		if out, done := x.acquire(u, i > 0); done {
+			return out.msg, out.server, out.err
+		}
 		q := new(mdns.Msg)
 		q.SetQuestion(fqdn, qtype)
 		q.SetEdns0(c.opts.UDPSize, false) // per query: packing writes into the OPT record
-
-		deadline := start.Add(wait)
 		c.stats.queries.Add(1)
 		if i > 0 {
 			c.stats.retries.Add(1)
 		}
-		m, err := u.exchange(ctx, q, wait)
-		if err == nil && m.Truncated {
-			c.stats.tcp.Add(1)
-			tctx, cancel := context.WithDeadline(ctx, deadline)
-			m, _, err = c.tcp.ExchangeContext(tctx, q, u.server)
-			if err == nil && m.Truncated {
-				err = errTruncatedTCP
-			}
-			if err != nil && tctx.Err() != nil {
-				err = tctx.Err()
-			}
-			cancel()
-		}
-
-		kind := Unknown
-		if err == nil {
-			switch m.Rcode {
-			case mdns.RcodeSuccess, mdns.RcodeNameError:
-				return m, u.server, nil
-			case mdns.RcodeServerFailure:
-				err = errServFail
-			case mdns.RcodeRefused:
-				err = errRefused
-			default:
-				err = fmt.Errorf("%w %s", errRcode, mdns.RcodeToString[m.Rcode])
-			}
-			kind = ServerFailure
-		}
-		if ctx.Err() != nil {
-			return nil, u.server, c.stopped(name, u.server)
-		}
-		switch {
-		case errors.Is(err, context.DeadlineExceeded):
-			c.stats.timeouts.Add(1)
-			last = &Error{Name: name, Kind: Timeout, Server: u.server, Err: err}
-			continue // the wait was the backoff
-		case errors.Is(err, errBadResponse), errors.Is(err, errTruncatedTCP):
-			kind = BadResponse
-		case errors.Is(err, errConnRefused):
-			kind = ServerFailure
-		}
-		last = &Error{Name: name, Kind: kind, Server: u.server, Err: err}
-		if i+1 < n || i+1 == c.opts.Attempts {
-			continue
-		}
-		if rest := wait - time.Since(start); rest > 0 {
-			t := time.NewTimer(rest)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
+		id, w, err := u.start(q, i, x.results)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
 				return nil, u.server, c.stopped(name, u.server)
 			}
+			x.last = &Error{Name: name, Kind: Unknown, Server: u.server, Err: err}
+			if out, done := x.pause(i, time.Now()); done {
+				return out.msg, out.server, out.err
+			}
+			continue
+		}
+		x.sent[i] = sentQuery{u: u, id: id, w: w}
+		x.open++
+		if out, done := x.await(i); done {
+			return out.msg, out.server, out.err
 		}
 	}
-	return nil, last.Server, last
+	// Every attempt is out: an answer to any of them may still come.
+	for x.open > 0 {
+		if ev, _, out := x.wait(x.last.Server, nil, nil); ev == evDone {
+			return out.msg, out.server, out.err
+		}
+	}
+	return nil, x.last.Server, x.last
+}
+
+// exchange is the state of one Caching.exchange.
+type exchange struct {
+	c       *Caching
+	ctx     context.Context
+	name    string
+	results chan udpResult // of every query sent; room for one each
+	sent    []sentQuery    // by attempt; zero if not sent
+	open    int            // queries sent whose result has not come
+	last    *Error         // the latest failure
+	final   <-chan time.Time
+	current int // the attempt awaited; -1: none
+}
+
+// sentQuery is an attempt registered with its nameserver's socket.
+type sentQuery struct {
+	u  *udpConn
+	id uint16
+	w  *waiter
+}
+
+// outcome is the result of an exchange that is over.
+type outcome struct {
+	msg    *mdns.Msg
+	server string
+	err    *Error
+}
+
+// event is what exchange.wait saw.
+type event int
+
+const (
+	evFailure event = iota // a result that is a failure, now x.last
+	evTick                 // the timer given
+	evSignal               // the channel given
+	evDone                 // the exchange is over
+)
+
+func (x *exchange) forget() {
+	for _, s := range x.sent {
+		if s.w != nil {
+			s.u.forget(s.id, s.w)
+		}
+	}
+}
+
+// wait waits for one event: a result, the timer tick or the channel
+// signal (either may be nil), the end of the schedule or of ctx. For
+// evFailure it returns the attempt that failed, for evDone the outcome;
+// server is the one an error names when no query's server is to blame.
+func (x *exchange) wait(server string, tick <-chan time.Time, signal <-chan struct{}) (event, int, outcome) {
+	select {
+	case r := <-x.results:
+		x.open--
+		m, e := x.take(r)
+		if m != nil {
+			return evDone, 0, outcome{msg: m, server: e.Server}
+		}
+		if x.ctx.Err() != nil {
+			return evDone, 0, outcome{server: e.Server, err: x.c.stopped(x.name, e.Server)}
+		}
+		x.last = e
+		return evFailure, r.attempt, outcome{}
+	case <-tick:
+		return evTick, 0, outcome{}
+	case <-signal:
+		return evSignal, 0, outcome{}
+	case <-x.final:
+		if x.current >= 0 { // its wait ends with the schedule
+			s := x.sent[x.current]
+			x.c.stats.timeouts.Add(1)
+			x.last = &Error{Name: x.name, Kind: Timeout, Server: s.u.server, Err: context.DeadlineExceeded}
+		}
+		if x.last == nil {
+			x.last = &Error{Name: x.name, Kind: Timeout, Server: server, Err: context.DeadlineExceeded}
+		}
+		return evDone, 0, outcome{server: x.last.Server, err: x.last}
+	case <-x.ctx.Done():
+		return evDone, 0, outcome{server: server, err: x.c.stopped(x.name, server)}
+	}
+}
+
+// take reads one result: a usable answer (with e naming its server only),
+// or the failure.
+func (x *exchange) take(r udpResult) (*mdns.Msg, *Error) {
+	c := x.c
+	u := x.sent[r.attempt].u
+	m, err := r.msg, r.err
+	if err == nil && m.Truncated && len(m.Question) == 1 {
+		c.stats.tcp.Add(1)
+		tctx, cancel := context.WithTimeout(x.ctx, c.opts.wait(r.attempt))
+		q := new(mdns.Msg)
+		q.SetQuestion(m.Question[0].Name, m.Question[0].Qtype)
+		q.SetEdns0(c.opts.UDPSize, false)
+		m, _, err = c.tcp.ExchangeContext(tctx, q, u.server)
+		if err == nil && m.Truncated {
+			err = errTruncatedTCP
+		}
+		if err != nil && tctx.Err() != nil {
+			err = tctx.Err()
+		}
+		cancel()
+	}
+	kind := Unknown
+	if err == nil {
+		switch m.Rcode {
+		case mdns.RcodeSuccess, mdns.RcodeNameError:
+			return m, &Error{Server: u.server}
+		case mdns.RcodeServerFailure:
+			err = errServFail
+		case mdns.RcodeRefused:
+			err = errRefused
+		default:
+			err = fmt.Errorf("%w %s", errRcode, mdns.RcodeToString[m.Rcode])
+		}
+		kind = ServerFailure
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		c.stats.timeouts.Add(1)
+		kind = Timeout
+	case errors.Is(err, errBadResponse), errors.Is(err, errTruncatedTCP):
+		kind = BadResponse
+	case errors.Is(err, errConnRefused):
+		kind = ServerFailure
+	}
+	return nil, &Error{Name: x.name, Kind: kind, Server: u.server, Err: err}
+}
+
+// acquire waits for a place in u's window (for a retransmission if
+// retry), taking results meanwhile.
+func (x *exchange) acquire(u *udpConn, retry bool) (outcome, bool) {
+	s, err := u.acquire(retry)
+	if err != nil {
+		return outcome{server: u.server, err: x.c.stopped(x.name, u.server)}, true
+	}
+	if s == nil {
+		return outcome{}, false
+	}
+	for {
+		switch ev, _, out := x.wait(u.server, nil, s.ready); ev {
+		case evSignal:
+			return outcome{}, false
+		case evDone:
+			u.cancelSlot(s)
+			return out, true
+		}
+	}
+}
+
+// await waits for the result of attempt i until its retransmission
+// timeout (recomputed when the server's RTO drops), taking the results of
+// earlier attempts meanwhile. The query gives its place in the window up
+// after windowHold, or when its wait ends if that comes first.
+func (x *exchange) await(i int) (outcome, bool) {
+	c := x.c
+	s := x.sent[i]
+	rto, drop := s.u.rto()
+	hold := s.w.sent.Add(windowHold)
+	holding := true
+	next := func() time.Duration {
+		d := s.w.sent.Add(c.opts.waitFrom(rto, i))
+		if holding && hold.Before(d) {
+			d = hold
+		}
+		return time.Until(d)
+	}
+	t := time.NewTimer(next())
+	defer t.Stop()
+	x.current = i
+	defer func() { x.current = -1 }()
+	for {
+		ev, failed, out := x.wait(s.u.server, t.C, drop)
+		switch {
+		case ev == evDone:
+			return out, true
+		case ev == evTick && holding:
+			holding = false
+			s.u.release(s.w)
+			if d := next(); d > 0 {
+				t.Reset(d)
+				continue
+			}
+			fallthrough
+		case ev == evTick: // no answer in time
+			c.stats.timeouts.Add(1)
+			x.last = &Error{Name: x.name, Kind: Timeout, Server: s.u.server, Err: context.DeadlineExceeded}
+			return outcome{}, false
+		case ev == evSignal:
+			rto, drop = s.u.rto()
+			t.Reset(next())
+		case failed == i: // this attempt failed
+			x.current = -1
+			if x.last.Kind == Timeout { // over TCP: its wait is spent
+				return outcome{}, false
+			}
+			return x.pause(i, s.w.sent)
+		}
+	}
+}
+
+// pause follows a fast failure of attempt i, sent at start: the next
+// attempt goes out at once to a server not yet tried, else after the
+// rest of Timeout×Backoff^i, results being taken meanwhile.
+func (x *exchange) pause(i int, start time.Time) (outcome, bool) {
+	c := x.c
+	if i+1 < len(c.udp) || i+1 == c.opts.Attempts {
+		return outcome{}, false
+	}
+	rest := c.opts.wait(i) - time.Since(start)
+	if rest <= 0 {
+		return outcome{}, false
+	}
+	t := time.NewTimer(rest)
+	defer t.Stop()
+	for {
+		switch ev, _, out := x.wait(x.last.Server, t.C, nil); ev {
+		case evTick:
+			return outcome{}, false
+		case evDone:
+			return out, true
+		}
+	}
 }
 
 // stopped is the error of a query cut short by Close or by query giving up

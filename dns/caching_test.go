@@ -727,6 +727,15 @@ func TestOptions(t *testing.T) {
 	if !slices.Equal(waits, want) || o.wait(10) != 90*time.Second {
 		t.Errorf("default waits %v (then %v), want %v capped at 90s", waits, o.wait(10), want)
 	}
+	if o.MinTimeout != 100*time.Millisecond || o.MaxInFlight != 256 || o.schedule() != 121*time.Second {
+		t.Errorf("defaults: MinTimeout %v, MaxInFlight %d, schedule %v; want 100ms, 256, 121s", o.MinTimeout, o.MaxInFlight, o.schedule())
+	}
+	if o.waitFrom(100*time.Millisecond, 2) != 900*time.Millisecond {
+		t.Errorf("third wait from a 100ms RTO: %v, want 900ms", o.waitFrom(100*time.Millisecond, 2))
+	}
+	if o, _ := (&Options{Timeout: 50 * time.Millisecond}).withDefaults(); o.MinTimeout != 50*time.Millisecond {
+		t.Errorf("MinTimeout %v with Timeout 50ms, want capped at Timeout", o.MinTimeout)
+	}
 	if _, err := New(&Options{Nameservers: []string{"127.0.0.1"}, Network: "x"}); err == nil {
 		t.Error("New accepted bad options")
 	}

@@ -33,9 +33,20 @@
 //     nameserver share one UDP socket whose single reader goroutine hands
 //     each answer to the lookup waiting for it, much as Mercator's DNS
 //     thread did.
-//   - Attempt i waits Timeout·Backoff^i (1, 3, 9, 27, 81 s by default) and
-//     goes to the next nameserver in turn; a fast failure (SERVFAIL,
-//     REFUSED, unreachable) moves to a server not yet tried at once.
+//   - Attempt i goes to the next nameserver in turn and waits
+//     RTO·Backoff^i, where RTO is the server's retransmission timeout
+//     learnt from its round-trip times (RFC 6298, at least
+//     Options.MinTimeout, 100 ms) and Timeout until its first answer, so
+//     at most Timeout·Backoff^i (1, 3, 9, 27, 81 s by default). An answer
+//     to an earlier attempt is taken whenever it comes; a lookup without
+//     any gives up when the whole schedule has run out. A fast failure
+//     (SERVFAIL, REFUSED, unreachable) moves to a server not yet tried at
+//     once.
+//   - The queries to a nameserver are paced by a window
+//     (Options.MaxInFlight, TCP's slow start from 32): a burst of new
+//     names, such as a crawl's first pages bring, goes out as fast as
+//     the answers come back instead of overflowing the server's receive
+//     queue, which on a stock Linux kernel holds about 512 queries.
 //   - [Caching.Prefetch] resolves hosts in the background before they are
 //     needed; [Caching.Stats] reports hits, misses, failures and latencies.
 //

@@ -2,6 +2,7 @@ package dns
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"time"
@@ -32,10 +33,25 @@ type Options struct {
 	// the lookup fails. Default 5 (Mercator, IIR §20.2.2).
 	Attempts int
 
-	// Timeout is how long the first attempt waits for an answer; each
-	// further attempt waits Backoff times longer, up to MaxTimeout.
-	// Default 1 s.
+	// Timeout is how long the first attempt waits for an answer before the
+	// query is sent again, at most; each further attempt waits Backoff
+	// times longer, up to MaxTimeout. Default 1 s.
+	//
+	// The wait actually used starts from the nameserver's retransmission
+	// timeout (RTO), measured as RFC 6298 says from the round-trip times
+	// of its answers (SRTT + 4·RTTVAR) and clamped to [MinTimeout,
+	// Timeout]: a server that answers in a millisecond has a lost query
+	// asked again after MinTimeout, not after Timeout. Until a server
+	// has answered once, its RTO is Timeout. An answer to an earlier
+	// attempt is taken whenever it comes, and a lookup fails for lack of
+	// answers only once the whole schedule Timeout·Backoff^i has run
+	// out, however early the queries went out.
 	Timeout time.Duration
+
+	// MinTimeout is the least wait of an attempt, however fast the
+	// nameserver answered so far. Default 100 ms; a value of at least
+	// Timeout turns the adaptive timeout off.
+	MinTimeout time.Duration
 
 	// Backoff is the growth factor of the wait from one attempt to the
 	// next; values below 1 mean 1. Default 3, so the five default waits
@@ -45,6 +61,16 @@ type Options struct {
 
 	// MaxTimeout caps the wait of a single attempt. Default 90 s.
 	MaxTimeout time.Duration
+
+	// MaxInFlight bounds the UDP queries to one nameserver that are
+	// awaiting an answer at once; further queries wait their turn,
+	// retransmissions first. The window starts at 32 and grows by one
+	// with each answer up to MaxInFlight, as TCP's slow start does, so
+	// that a burst of new names goes out at the pace answers come back
+	// instead of overflowing the server's receive queue (a stock Linux
+	// kernel's holds about 512 small datagrams). A query counts until its
+	// answer comes or its wait runs out. Default 256.
+	MaxInFlight int
 
 	// MinTTL and MaxTTL clamp the time an answer is cached, whatever the
 	// records' TTL says. Defaults 1 min and 1 h.
@@ -109,6 +135,13 @@ func (o *Options) withDefaults() (Options, error) {
 	if c.Timeout <= 0 {
 		c.Timeout = time.Second
 	}
+	if c.MinTimeout <= 0 {
+		c.MinTimeout = 100 * time.Millisecond
+	}
+	c.MinTimeout = min(c.MinTimeout, c.Timeout)
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = 256
+	}
 	if c.Backoff == 0 {
 		c.Backoff = 3
 	}
@@ -163,9 +196,16 @@ func (c *Options) validate() error {
 	return nil
 }
 
-// wait returns the timeout of attempt i (0-based).
+// wait returns the longest wait of attempt i (0-based): Mercator's
+// schedule.
 func (c *Options) wait(i int) time.Duration {
-	d := float64(c.Timeout)
+	return c.waitFrom(c.Timeout, i)
+}
+
+// waitFrom returns the wait of attempt i when the first waits base:
+// base·Backoff^i, capped at MaxTimeout.
+func (c *Options) waitFrom(base time.Duration, i int) time.Duration {
+	d := float64(base)
 	for range i {
 		d *= c.Backoff
 		if d >= float64(c.MaxTimeout) {
@@ -173,4 +213,18 @@ func (c *Options) wait(i int) time.Duration {
 		}
 	}
 	return min(time.Duration(d), c.MaxTimeout)
+}
+
+// schedule returns the sum of the waits of all attempts: how long a
+// lookup that gets no answer lasts.
+func (c *Options) schedule() time.Duration {
+	var total time.Duration
+	for i := range c.Attempts {
+		w := c.wait(i)
+		if total > math.MaxInt64-w {
+			return math.MaxInt64
+		}
+		total += w
+	}
+	return total
 }

@@ -23,6 +23,12 @@ import (
 // slow name therefore never delays another, and thousands of queries in
 // flight cost one socket and one goroutine.
 //
+// How many queries are on the wire at once is bounded by a window, and
+// when an unanswered query counts as lost by an adaptive timeout (see
+// flow): a burst of new names is paced instead of overflowing the
+// server's receive queue, and a query lost anyway is asked again after
+// a few round-trip times rather than after a fixed timeout.
+//
 // Query IDs are random among the free ones; responses whose ID, question or
 // QR bit do not match a waiter are dropped. A single socket means a single
 // source port, which makes off-path spoofing easier than with per-query
@@ -46,19 +52,25 @@ type udpConn struct {
 	mu      sync.Mutex
 	pending map[uint16]*waiter
 	closed  bool
+	flow    flow
 
 	done chan struct{} // closed when the reader has returned
 }
 
+// waiter is one query sent and not yet answered or forgotten.
 type waiter struct {
-	name  string // FQDN asked
-	qtype uint16
-	ch    chan udpResult // buffered, capacity 1
+	name    string // FQDN asked
+	qtype   uint16
+	attempt int            // of its lookup, reported with the result
+	ch      chan udpResult // room for one result of each query sent on it
+	sent    time.Time      // zero if never sent (tests)
+	slot    bool           // holds a place in the window
 }
 
 type udpResult struct {
-	msg *mdns.Msg
-	err error
+	msg     *mdns.Msg
+	err     error
+	attempt int // waiter.attempt
 }
 
 // maxPending bounds the queries in flight on one socket: the 16-bit ID
@@ -75,8 +87,9 @@ type batchConn interface {
 // udpBatch is the number of datagrams read or written per system call.
 const udpBatch = 32
 
-// dialUDP connects to server; bufLen bounds the size of answers accepted.
-func dialUDP(server string, bufLen int) (*udpConn, error) {
+// dialUDP connects to server; bufLen bounds the size of answers accepted,
+// fl is the flow control of the queries (newFlow).
+func dialUDP(server string, bufLen int, fl flow) (*udpConn, error) {
 	raddr, err := net.ResolveUDPAddr("udp", server)
 	if err != nil {
 		return nil, err
@@ -85,7 +98,8 @@ func dialUDP(server string, bufLen int) (*udpConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Best effort: room for bursts of answers (capped by rmem_max).
+	// Best effort: room for bursts of answers (capped by rmem_max; the
+	// window keeps the answers in flight well below a stock kernel's cap).
 	_ = conn.SetReadBuffer(4 << 20)
 	u := &udpConn{
 		server:  server,
@@ -93,6 +107,7 @@ func dialUDP(server string, bufLen int) (*udpConn, error) {
 		batch:   ipv4.NewPacketConn(conn),
 		bufLen:  max(bufLen, 4096),
 		pending: make(map[uint16]*waiter),
+		flow:    fl,
 		done:    make(chan struct{}),
 	}
 	if raddr.IP.To4() == nil {
@@ -102,38 +117,106 @@ func dialUDP(server string, bufLen int) (*udpConn, error) {
 	return u, nil
 }
 
-// exchange sends q (its ID is set here) and waits for the matching response
-// for at most wait (then it returns context.DeadlineExceeded) or until ctx
-// is done. It is safe for concurrent use.
-func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg, wait time.Duration) (*mdns.Msg, error) {
-	w := &waiter{name: q.Question[0].Name, qtype: q.Question[0].Qtype, ch: make(chan udpResult, 1)}
+// acquire asks for a place in the window for a query about to be sent, a
+// retransmission if retry: nil if it was free (and is now taken), else a
+// slot to wait on (then start, or cancelSlot to give up). It fails only
+// after close.
+func (u *udpConn) acquire(retry bool) (*slot, error) {
 	u.mu.Lock()
+	defer u.mu.Unlock()
 	if u.closed {
-		u.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if len(u.pending) >= maxPending {
+	return u.flow.take(retry), nil
+}
+
+// cancelSlot gives up a slot returned by acquire, granted or not.
+func (u *udpConn) cancelSlot(s *slot) {
+	u.mu.Lock()
+	u.flow.cancel(s)
+	u.mu.Unlock()
+}
+
+// start sends q (its ID is set here) as attempt number attempt of a
+// lookup; the response, or an error that fails every query of the socket,
+// is sent on ch, which needs room for it. The caller holds a place in the
+// window (acquire), which the query takes over: an answer, release, forget
+// or a failure frees it. The query stays registered, and its answer welcome,
+// until forget.
+func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *waiter, error) {
+	w := &waiter{name: q.Question[0].Name, qtype: q.Question[0].Qtype, attempt: attempt, ch: ch}
+	u.mu.Lock()
+	if u.closed || len(u.pending) >= maxPending {
+		u.flow.release()
 		u.mu.Unlock()
-		return nil, errBusy
+		if u.closed {
+			return 0, nil, ErrClosed
+		}
+		return 0, nil, errBusy
 	}
 	id := uint16(rand.Uint32())
 	for u.pending[id] != nil {
 		id = uint16(rand.Uint32())
 	}
 	u.pending[id] = w
+	w.slot, w.sent = true, time.Now()
 	u.mu.Unlock()
 
 	q.Id = id
 	b, err := q.Pack()
 	if err != nil {
 		u.forget(id, w)
-		return nil, err
+		return 0, nil, err
 	}
 	u.send(b)
+	return id, w, nil
+}
+
+// release frees w's place in the window, if it still holds one: w has
+// waited windowHold or its whole wait. w stays registered: a late answer
+// is still taken.
+func (u *udpConn) release(w *waiter) {
+	u.mu.Lock()
+	if w.slot {
+		w.slot = false
+		u.flow.release()
+	}
+	u.mu.Unlock()
+}
+
+// rto returns the server's retransmission timeout and a channel closed
+// when it has dropped enough that waiters should recompute their waits.
+func (u *udpConn) rto() (time.Duration, <-chan struct{}) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.flow.rto, u.flow.drop
+}
+
+// exchange sends q and waits for the matching response for at most wait
+// (then it returns context.DeadlineExceeded) or until ctx is done: one
+// query on its own, without retries. It is safe for concurrent use.
+func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg, wait time.Duration) (*mdns.Msg, error) {
+	s, err := u.acquire(false)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			u.cancelSlot(s)
+			return nil, ctx.Err()
+		}
+	}
+	ch := make(chan udpResult, 1)
+	id, w, err := u.start(q, 0, ch)
+	if err != nil {
+		return nil, err
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case r := <-w.ch:
+	case r := <-ch:
 		return r.msg, r.err
 	case <-t.C:
 		u.forget(id, w)
@@ -187,10 +270,15 @@ func (u *udpConn) write(packets [][]byte) {
 	}
 }
 
+// forget unregisters a query: its answer, if one comes, is dropped.
 func (u *udpConn) forget(id uint16, w *waiter) {
 	u.mu.Lock()
 	if u.pending[id] == w {
 		delete(u.pending, id)
+	}
+	if w.slot {
+		w.slot = false
+		u.flow.release()
 	}
 	u.mu.Unlock()
 }
@@ -242,11 +330,11 @@ func (u *udpConn) deliver(p []byte) {
 		return
 	}
 	m := new(mdns.Msg)
-	res := udpResult{msg: m}
+	res := udpResult{msg: m, attempt: w.attempt}
 	if err := m.Unpack(p); err != nil {
 		// A mangled packet with a pending ID is most likely the answer:
 		// report it, so that the lookup moves on instead of waiting.
-		res = udpResult{err: errBadResponse}
+		res = udpResult{err: errBadResponse, attempt: w.attempt}
 	} else if !m.Response || len(m.Question) != 1 ||
 		m.Question[0].Qtype != w.qtype || !strings.EqualFold(m.Question[0].Name, w.name) {
 		return // not the answer to this query
@@ -257,6 +345,14 @@ func (u *udpConn) deliver(p []byte) {
 		return
 	}
 	delete(u.pending, id)
+	if !w.sent.IsZero() {
+		u.flow.sample(time.Since(w.sent))
+	}
+	if w.slot {
+		w.slot = false
+		u.flow.inflight--
+	}
+	u.flow.answered()
 	u.mu.Unlock()
 	w.ch <- res
 }
@@ -266,15 +362,22 @@ func (u *udpConn) failAll(err error) {
 	defer u.mu.Unlock()
 	for id, w := range u.pending {
 		delete(u.pending, id)
-		w.ch <- udpResult{err: err}
+		if w.slot {
+			w.slot = false
+			u.flow.release()
+		}
+		w.ch <- udpResult{err: err, attempt: w.attempt}
 	}
 }
 
 // close closes the socket and waits for the reader to return; waiters get
-// ErrClosed.
+// ErrClosed, and so do queries waiting for a place in the window once they
+// are let through.
 func (u *udpConn) close() {
 	u.mu.Lock()
 	u.closed = true
+	u.flow.cwnd = maxPending // let every waiting slot through
+	u.flow.grant()
 	u.mu.Unlock()
 	u.conn.Close()
 	<-u.done

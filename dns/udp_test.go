@@ -18,7 +18,7 @@ func TestUDPMatching(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	u, err := dialUDP(pc.LocalAddr().String(), 512)
+	u, err := dialUDP(pc.LocalAddr().String(), 512, newFlow(100*time.Millisecond, time.Second, 256))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestUDPTimeoutForgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	u, err := dialUDP(pc.LocalAddr().String(), 512)
+	u, err := dialUDP(pc.LocalAddr().String(), 512, newFlow(100*time.Millisecond, time.Second, 256))
 	if err != nil {
 		t.Fatal(err)
 	}
