@@ -1,0 +1,499 @@
+package dust_test
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/crawlkit/crawlkit/dedup/dust"
+)
+
+// fpOf is a content fingerprint for a test page.
+func fpOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// kinds are one case per rule kind: pair(i) returns an alias and the URL
+// it duplicates; want is the rule once active; unseen is a URL the rule
+// rewrites, and its canonical form.
+var kinds = []struct {
+	name   string
+	pair   func(i int) (alias, canon string)
+	want   string
+	unseen [2]string
+}{{
+	name: "host",
+	pair: func(i int) (string, string) {
+		return fmt.Sprintf("http://www.alias.sim.test/p%d", i), fmt.Sprintf("http://alias.sim.test/p%d", i)
+	},
+	want:   "host www.alias.sim.test -> alias.sim.test (support 3)",
+	unseen: [2]string{"http://www.alias.sim.test/new/page?x=1", "http://alias.sim.test/new/page?x=1"},
+}, {
+	name: "param",
+	pair: func(i int) (string, string) {
+		return fmt.Sprintf("http://shop.sim.test/item%d?ref=%s", i, []string{"home", "nav", "feed"}[i%3]), fmt.Sprintf("http://shop.sim.test/item%d", i)
+	},
+	want:   "param ref on shop.sim.test (support 3)",
+	unseen: [2]string{"http://shop.sim.test/other?a=1&ref=x&b=2", "http://shop.sim.test/other?a=1&b=2"},
+}, {
+	name: "query",
+	pair: func(i int) (string, string) {
+		return fmt.Sprintf("http://javadoc.sim.test/api/index.html?p/C%d.html", i), "http://javadoc.sim.test/api/index.html"
+	},
+	want:   "query on javadoc.sim.test/api/index.html (support 3)",
+	unseen: [2]string{"http://javadoc.sim.test/api/index.html?q/D.html", "http://javadoc.sim.test/api/index.html"},
+}, {
+	name: "default",
+	pair: func(i int) (string, string) {
+		return fmt.Sprintf("http://static.sim.test/d%d/index.html", i), fmt.Sprintf("http://static.sim.test/d%d/", i)
+	},
+	want:   "default index.html on static.sim.test (support 3)",
+	unseen: [2]string{"http://static.sim.test/a/b/index.html", "http://static.sim.test/a/b/"},
+}, {
+	name: "default-asp",
+	pair: func(i int) (string, string) {
+		return fmt.Sprintf("http://asp.sim.test/d%d/default.asp", i), fmt.Sprintf("http://asp.sim.test/d%d/", i)
+	},
+	want:   "default default.asp on asp.sim.test (support 3)",
+	unseen: [2]string{"http://asp.sim.test/default.asp?x=1", "http://asp.sim.test/?x=1"},
+}, {
+	name: "prefix",
+	pair: func(i int) (string, string) {
+		return fmt.Sprintf("http://docs.sim.test/current/page%d.html", i), fmt.Sprintf("http://docs.sim.test/v3/page%d.html", i)
+	},
+	want:   "prefix /current/ -> /v3/ on docs.sim.test (support 3)",
+	unseen: [2]string{"http://docs.sim.test/current/a/b.html", "http://docs.sim.test/v3/a/b.html"},
+}}
+
+const minSupport = 3
+
+// kindWeb builds the web of a kind case: n canonical pages, their
+// aliases with the same content except those in differ.
+func kindWeb(pair func(int) (string, string), n int, differ ...int) (w web, canon, alias []string) {
+	w = web{}
+	for i := range n {
+		a, c := pair(i)
+		w[c] = fpOf(c)
+		w[a] = fpOf(c)
+		if slices.Contains(differ, i) {
+			w[a] = fpOf(a)
+		}
+		if !slices.Contains(canon, c) {
+			canon = append(canon, c)
+		}
+		alias = append(alias, a)
+	}
+	return w, canon, alias
+}
+
+func TestActivation(t *testing.T) {
+	for _, tt := range kinds {
+		t.Run(tt.name, func(t *testing.T) {
+			w, canon, alias := kindWeb(tt.pair, 10)
+			c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+			c.run(canon...)
+			for i, a := range alias {
+				if got := active(c.l); i < minSupport && len(got) > 0 {
+					t.Fatalf("after %d supporting pairs: active %q", i, got)
+				}
+				c.run(a)
+				if i == minSupport-1 {
+					if got := active(c.l); !slices.Equal(got, []string{tt.want}) {
+						t.Fatalf("after %d supporting pairs: active %q, want %q (all %q)", i+1, got, tt.want, rules(c.l))
+					}
+				}
+			}
+			if got, want := len(c.parked), len(alias)-minSupport; got != want {
+				t.Errorf("parked %d URLs, want %d", got, want)
+			}
+			if lost := c.lost(alias); len(lost) > 0 {
+				t.Errorf("lost %q", lost)
+			}
+			res, ok := c.l.Rewrite(tt.unseen[0])
+			if !ok || res.URL != tt.unseen[1] {
+				t.Errorf("Rewrite(%q) = %+v, %v; want %q", tt.unseen[0], res, ok, tt.unseen[1])
+			}
+			if res2, ok := c.l.Rewrite(res.URL); ok {
+				t.Errorf("Rewrite(%q) = %+v, not a fixed point", res.URL, res2)
+			}
+			st := c.l.Stats()
+			if st.Proposed != 1 || st.Activated != 1 || st.Withdrawn != 0 || st.Parked != len(c.parked) {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+// TestMixedEvidence: a counterexample among the supporting pairs, before
+// the first of them or between them, keeps the rule from activating.
+func TestMixedEvidence(t *testing.T) {
+	for _, tt := range kinds {
+		for _, differ := range []int{0, 1, 2, 6} {
+			t.Run(fmt.Sprintf("%s/differ%d", tt.name, differ), func(t *testing.T) {
+				w, canon, alias := kindWeb(tt.pair, 8, differ)
+				c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+				c.run(canon...)
+				c.run(alias...)
+				if differ < minSupport {
+					if got := active(c.l); len(got) > 0 {
+						t.Fatalf("active %q on mixed evidence", got)
+					}
+					rs := c.l.Rules()
+					if len(rs) != 1 || rs[0].State != dust.Withdrawn || rs[0].Counterexamples == 0 {
+						t.Fatalf("rules %q, want one withdrawn", rules(c.l))
+					}
+					if st := c.l.Stats(); st.Refuted != 1 || st.Activated != 0 {
+						t.Errorf("stats %+v", st)
+					}
+				}
+				if differ >= minSupport {
+					// Activated first: the distinct alias is parked, and
+					// released when the crawler fetches it (a
+					// validation) and finds it differs.
+					if !slices.Contains(c.parked, alias[differ]) {
+						t.Fatalf("%s not parked; rules %q", alias[differ], rules(c.l))
+					}
+					c.fetch(alias[differ])
+					if len(active(c.l)) > 0 || !slices.Contains(c.released, alias[differ]) {
+						t.Fatalf("not withdrawn: rules %q, released %q", rules(c.l), c.released)
+					}
+					c.run()
+				}
+				if lost := c.lost(alias); len(lost) > 0 {
+					t.Errorf("lost %q (rules %q)", lost, rules(c.l))
+				}
+			})
+		}
+	}
+}
+
+// TestWithdrawal: a counterexample withdraws an active rule and releases
+// the URLs parked under it, which the crawl then fetches.
+func TestWithdrawal(t *testing.T) {
+	for _, tt := range kinds {
+		t.Run(tt.name, func(t *testing.T) {
+			w, canon, alias := kindWeb(tt.pair, 12, 11)
+			c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+			c.run(canon...)
+			c.run(alias[:11]...)
+			parked := slices.Clone(c.parked)
+			if len(parked) != 11-minSupport {
+				t.Fatalf("parked %q", parked)
+			}
+			// The crawler fetches alias 11 (as a validation would): its
+			// content differs.
+			c.seen[alias[11]] = true
+			c.fetch(alias[11])
+			if !slices.Equal(c.released, parked) {
+				t.Errorf("released %q, want %q", c.released, parked)
+			}
+			rs := c.l.Rules()
+			if len(rs) != 1 || rs[0].State != dust.Withdrawn || rs[0].Released != uint64(len(parked)) || rs[0].Parked != 0 {
+				t.Fatalf("rules %+v", rs)
+			}
+			if _, ok := c.l.Rewrite(tt.unseen[0]); ok {
+				t.Errorf("Rewrite(%q) after withdrawal", tt.unseen[0])
+			}
+			if c.l.Park(alias[5], canon[min(5, len(canon)-1)]) {
+				t.Errorf("Park after withdrawal")
+			}
+			c.run()
+			if lost := c.lost(alias); len(lost) > 0 {
+				t.Errorf("lost %q", lost)
+			}
+			for _, u := range parked {
+				if !slices.Contains(c.fetched, u) {
+					t.Errorf("released %s not fetched", u)
+				}
+			}
+			st := c.l.Stats()
+			if st.Withdrawn != 1 || st.Released != uint64(len(parked)) || st.Parked != 0 {
+				t.Errorf("stats %+v", st)
+			}
+			// Withdrawal is final: fresh support does not bring it back.
+			w2, _, alias2 := kindWeb(func(i int) (string, string) { return tt.pair(i + 100) }, 6)
+			for u, fp := range w2 {
+				c.web[u] = fp
+			}
+			c.run(alias2...)
+			if got := active(c.l); len(got) > 0 {
+				t.Errorf("active again: %q", got)
+			}
+		})
+	}
+}
+
+// TestParamChangesContent: a parameter that selects the content is
+// never dropped, even when some of its values give one page.
+func TestParamChangesContent(t *testing.T) {
+	w := web{}
+	var links []string
+	for i := range 20 {
+		u := fmt.Sprintf("http://shop.sim.test/item?id=%d", i)
+		w[u] = fpOf(u)
+		if i < 4 {
+			w[u] = fpOf("not found") // a few values give the same error page
+		}
+		links = append(links, u)
+	}
+	w["http://shop.sim.test/item"] = fpOf("catalogue")
+	links = append(links, "http://shop.sim.test/item")
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c.run(links...)
+	if got := active(c.l); len(got) > 0 {
+		t.Fatalf("active %q", got)
+	}
+	for _, u := range links {
+		if res, ok := c.l.Rewrite(u); ok {
+			t.Errorf("Rewrite(%q) = %q", u, res.URL)
+		}
+	}
+	if lost := c.lost(links); len(lost) > 0 {
+		t.Errorf("lost %q", lost)
+	}
+	if got := rules(c.l); len(got) > 0 {
+		t.Errorf("rules %q: the values support nothing", got)
+	}
+	// The bare URL fetched first: the equal values are still no support,
+	// the others are counterexamples.
+	c = newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c.run(links[len(links)-1])
+	c.run(links...)
+	if got := rules(c.l); len(got) > 0 {
+		t.Errorf("rules %q", got)
+	}
+}
+
+// TestParamDefaultValue: "page=1" is the page without the parameter on
+// every listing, "page=2" is not: one value supports nothing about the
+// others, so the parameter is never dropped.
+func TestParamDefaultValue(t *testing.T) {
+	w := web{}
+	var bare, one, two []string
+	for i := range 10 {
+		u := fmt.Sprintf("http://news.sim.test/list%d", i)
+		w[u], w[u+"?page=1"], w[u+"?page=2"] = fpOf(u), fpOf(u), fpOf(u+"2")
+		bare, one, two = append(bare, u), append(one, u+"?page=1"), append(two, u+"?page=2")
+	}
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c.run(bare...)
+	c.run(one...)
+	if got := active(c.l); len(got) > 0 {
+		t.Fatalf("active %q", got)
+	}
+	c.run(two...)
+	if lost := c.lost(two); len(lost) > 0 {
+		t.Errorf("lost %q", lost)
+	}
+	if rs := c.l.Rules(); len(rs) != 1 || rs[0].State != dust.Withdrawn {
+		t.Errorf("rules %q, want page withdrawn", rules(c.l))
+	}
+}
+
+// TestParamErrorPage: a few values of a parameter that selects the page
+// give the page without it (an error page), enough to activate the rule;
+// the other values are parked until a validation fetches one, which
+// withdraws the rule and releases them.
+func TestParamErrorPage(t *testing.T) {
+	w := web{"http://shop.sim.test/item": fpOf("no such item")}
+	links := []string{"http://shop.sim.test/item"}
+	for i := range 60 {
+		u := fmt.Sprintf("http://shop.sim.test/item?id=%d", i)
+		w[u] = fpOf(u)
+		if i < minSupport {
+			w[u] = fpOf("no such item")
+		}
+		links = append(links, u)
+	}
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport}, w)
+	c.run(links...)
+	st := c.l.Stats()
+	if st.Activated != 1 || st.Withdrawn != 1 || st.Parked != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	if lost := c.lost(links); len(lost) > 0 {
+		t.Errorf("lost %q", lost)
+	}
+	t.Logf("fetched %d of %d URLs, released %d", len(c.fetched), len(links), len(c.released))
+}
+
+// TestDecoy: /v2/ shares most files with /v3/, some are distinct. If the
+// distinct files come first, the prefix rule is never activated; if they
+// come after activation, they are parked, and the first of them fetched
+// (a validation, here 1 in 4) withdraws the rule and releases them all:
+// nothing is lost either way.
+func TestDecoy(t *testing.T) {
+	const n, distinct = 40, 8
+	w := web{}
+	var v3, v2 []string
+	for i := range n {
+		a := fmt.Sprintf("http://docs.sim.test/v3/f%d.html", i)
+		b := fmt.Sprintf("http://docs.sim.test/v2/f%d.html", i)
+		w[a], w[b] = fpOf(a), fpOf(a)
+		if i >= n-distinct {
+			w[b] = fpOf(b)
+		}
+		v3, v2 = append(v3, a), append(v2, b)
+	}
+	opts := &dust.Options{MinSupport: minSupport, ValidateEvery: 4}
+	t.Run("distinct first", func(t *testing.T) {
+		c := newCrawl(t, opts, w)
+		c.run(v3...)
+		c.run(v2[n-1])
+		c.run(v2...)
+		if got := active(c.l); len(got) > 0 {
+			t.Errorf("active %q", got)
+		}
+		if lost := c.lost(v2); len(lost) > 0 {
+			t.Errorf("lost %q", lost)
+		}
+		if len(c.fetched) != 2*n {
+			t.Errorf("fetched %d, want %d", len(c.fetched), 2*n)
+		}
+	})
+	t.Run("distinct last", func(t *testing.T) {
+		c := newCrawl(t, opts, w)
+		c.run(v3...)
+		c.run(v2...)
+		st := c.l.Stats()
+		if st.Activated != 1 || st.Withdrawn != 1 || st.Parked != 0 {
+			t.Errorf("stats %+v; rules %q", st, rules(c.l))
+		}
+		for _, u := range v2[n-distinct:] {
+			if !slices.Contains(c.fetched, u) {
+				t.Errorf("distinct %s not fetched", u)
+			}
+		}
+		if lost := c.lost(v2); len(lost) > 0 {
+			t.Errorf("lost %q", lost)
+		}
+		t.Logf("fetched %d of %d URLs; rules %q", len(c.fetched), 2*n, rules(c.l))
+	})
+}
+
+// TestCanonicalIndependent: the canonical form is the same whichever
+// alias a URL starts from; hosts map to the host fetched first, prefixes
+// to the prefix fetched first.
+func TestCanonicalIndependent(t *testing.T) {
+	w := web{}
+	var first, rest []string
+	for i := range 6 {
+		content := fmt.Sprintf("page %d", i)
+		for _, h := range []string{"x.sim.test", "www.x.sim.test", "mirror.sim.test"} {
+			for _, dir := range []string{"current", "v3"} {
+				u := fmt.Sprintf("http://%s/%s/p%d.html", h, dir, i)
+				ref := u + []string{"?ref=feed", "?ref=mail"}[i%2]
+				w[u] = fpOf(content)
+				w[ref] = fpOf(content)
+				if h == "x.sim.test" && dir == "current" {
+					first = append(first, u)
+				} else {
+					rest = append(rest, u)
+				}
+				rest = append(rest, ref)
+			}
+		}
+	}
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c.run(first...)
+	c.run(rest...)
+	want := []string{
+		"host www.x.sim.test -> x.sim.test",
+		"host mirror.sim.test -> x.sim.test",
+		"prefix /v3/ -> /current/ on x.sim.test",
+		"param ref on x.sim.test",
+	}
+	got := active(c.l)
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(r string) bool { return strings.HasPrefix(r, w+" ") }) {
+			t.Errorf("no active %q in %q", w, got)
+		}
+	}
+	canon := "http://x.sim.test/current/new.html?a=1"
+	for _, h := range []string{"x.sim.test", "www.x.sim.test", "mirror.sim.test"} {
+		for _, dir := range []string{"current", "v3"} {
+			for _, q := range []string{"?a=1", "?ref=1&a=1", "?a=1&ref=2"} {
+				u := "http://" + h + "/" + dir + "/new.html" + q
+				res, _ := c.l.Rewrite(u)
+				if res.URL != canon {
+					t.Errorf("Rewrite(%q) = %q, want %q", u, res.URL, canon)
+				}
+			}
+		}
+	}
+	if lost := c.lost(rest); len(lost) > 0 {
+		t.Errorf("lost %q", lost)
+	}
+}
+
+func TestRedirect(t *testing.T) {
+	l, _ := dust.New(&dust.Options{MinSupport: minSupport})
+	for i := range minSupport {
+		l.ObserveRedirect(fmt.Sprintf("http://www.r.sim.test/p%d", i), fmt.Sprintf("http://r.sim.test/p%d", i))
+		l.ObserveRedirect(fmt.Sprintf("http://r.sim.test/p%d", i), fmt.Sprintf("http://r.sim.test/p%d/", i)) // explains nothing
+	}
+	if got := active(l); !slices.Equal(got, []string{"host www.r.sim.test -> r.sim.test (support 3)"}) {
+		t.Errorf("active %q", got)
+	}
+}
+
+// TestMaxParked: a rule whose parking lot is full stops rewriting.
+func TestMaxParked(t *testing.T) {
+	w, canon, alias := kindWeb(kinds[0].pair, 12)
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1, MaxParked: 4}, w)
+	c.run(canon...)
+	c.run(alias...)
+	if len(c.parked) != 4 {
+		t.Errorf("parked %d, want 4", len(c.parked))
+	}
+	if got := len(c.fetched); got != len(canon)+len(alias)-4 {
+		t.Errorf("fetched %d, want %d", got, len(canon)+len(alias)-4)
+	}
+	if _, ok := c.l.Rewrite(kinds[0].unseen[0]); ok {
+		t.Errorf("a full rule rewrites")
+	}
+}
+
+// TestValidate: about 1 in ValidateEvery rewrites is marked, always the
+// same URLs.
+func TestValidate(t *testing.T) {
+	w, canon, alias := kindWeb(kinds[1].pair, 5)
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport}, w)
+	c.run(canon...)
+	c.run(alias...)
+	n := 0
+	const tries = 16000
+	for i := range tries {
+		u := fmt.Sprintf("http://shop.sim.test/x%d?ref=%d", i, i)
+		res, ok := c.l.Rewrite(u)
+		if !ok {
+			t.Fatalf("Rewrite(%q) not ok", u)
+		}
+		if res.Validate {
+			n++
+		}
+		if again, _ := c.l.Rewrite(u); again.Validate != res.Validate {
+			t.Fatalf("Rewrite(%q) validates once only", u)
+		}
+	}
+	if n < tries/16*8/10 || n > tries/16*12/10 {
+		t.Errorf("validated %d of %d, want about 1 in 16", n, tries)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []dust.Options{{MinSupport: -1}, {MaxParked: -2}, {HostSample: 10, SampleSize: 5}} {
+		if _, err := dust.New(&o); err == nil {
+			t.Errorf("New(%+v) accepted", o)
+		}
+	}
+	var zero dust.Learner
+	zero.Observe("http://z.sim.test/", 1, "")
+	if st := zero.Stats(); st.Observed != 1 {
+		t.Errorf("zero Learner: %+v", st)
+	}
+}

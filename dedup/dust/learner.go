@@ -1,0 +1,645 @@
+package dust
+
+import (
+	"cmp"
+	"container/list"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Learner learns URL rewrite rules from the fetches of a crawl and
+// rewrites discovered URLs with the active ones. See the package
+// documentation for the method and for how a crawler calls it.
+//
+// A Learner is safe for concurrent use. Rewrite reads an immutable
+// snapshot of the active rules without a lock; the other methods take
+// one mutex. The zero value is a Learner with the default Options.
+type Learner struct {
+	snap atomic.Pointer[snapshot] // nil: no active rule
+
+	mu       sync.Mutex
+	opts     Options
+	ready    bool
+	seed     maphash.Seed
+	rules    map[key]*cand
+	byHost   map[string][]*cand // the rules naming a host (both hosts of an alias)
+	nextID   RuleID
+	nextSeq  uint64
+	hosts    map[string]*hostSample
+	lru      list.List // of *hostSample, most recently observed first
+	sampled  int       // URLs in all host samples
+	parkedBy map[string][]*cand
+	released []string  // URLs released by the current call
+	retro    *cand     // the rule whose retrospective check is running
+	counted  []counted // the supporting pairs the current call counted
+	buf      []byte
+	specs    []spec
+	gen      uint64
+	st       Stats // the cumulative counters
+}
+
+// cand is the record of a rule: proposed, active or withdrawn.
+type cand struct {
+	spec
+	id       RuleID
+	state    State
+	refuted  bool // withdrawn before it was active
+	support  int
+	counter  int
+	pairs    []uint64  // the witnesses of the supporting pairs, until activation
+	vals     [2]uint64 // two values of a DropParam's parameter among them
+	seq      uint64    // order of activation
+	act      *active   // set on activation
+	parked   []string  // URLs parked under the rule; some may be released (see parkedBy)
+	nParked  int
+	released uint64
+	mark     uint64 // Learner.gen of the observation that last checked it
+}
+
+// counted is a supporting pair counted by the current call: the rule
+// and the pair's witness.
+type counted struct {
+	c *cand
+	w uint64
+}
+
+// Result is the answer of Rewrite.
+type Result struct {
+	// URL is the canonical form of the URL given to Rewrite, or that URL
+	// itself when no rule applies.
+	URL string
+	// Rule is the first rule applied (host, prefix, default document,
+	// query, parameters, in that order); others may have applied too.
+	Rule RuleID
+	// Validate asks the crawler to fetch the URL given to Rewrite anyway,
+	// so that Observe can check the rules on it (Options.ValidateEvery).
+	Validate bool
+}
+
+// Stats are the Learner's counters.
+type Stats struct {
+	Observed  uint64 // calls of Observe with a URL the rules apply to
+	Proposed  uint64 // rules proposed (first supporting pair)
+	Activated uint64 // rules activated
+	Withdrawn uint64 // active rules withdrawn by a counterexample
+	Refuted   uint64 // proposed rules withdrawn before activation
+	Dropped   uint64 // candidates not recorded: no room (MaxRules, MaxHostRules)
+	Rewritten uint64 // rewrites, summed over the rules that took part
+	Released  uint64 // URLs released by withdrawals
+	Parked    int    // URLs parked now
+	Rules     int    // rule records now
+	Active    int    // active rules now
+	Sampled   int    // URLs in the recent sample now
+	Hosts     int    // hosts in the recent sample now
+}
+
+// New returns a Learner with the given options (nil means all
+// defaults), or an *Error wrapping ErrOptions naming a field out of
+// range.
+func New(opts *Options) (*Learner, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.withDefaults()
+	if bad := o.validate(); bad != "" {
+		return nil, &Error{Op: "New", Subject: bad, Err: ErrOptions}
+	}
+	l := &Learner{opts: o}
+	l.init()
+	return l, nil
+}
+
+// init readies a zero Learner; l.mu is held.
+func (l *Learner) init() {
+	if l.ready {
+		return
+	}
+	l.opts = l.opts.withDefaults()
+	l.seed = maphash.MakeSeed()
+	l.rules = make(map[key]*cand)
+	l.byHost = make(map[string][]*cand)
+	l.hosts = make(map[string]*hostSample)
+	l.parkedBy = make(map[string][]*cand)
+	l.nextID = 1
+	l.ready = true
+}
+
+// countRewrite counts a rewrite in the rules that made it.
+var countRewrite visitFunc = func(a *active, dep bool) {
+	if !dep {
+		a.rewritten.Add(1)
+	}
+}
+
+// Rewrite returns the canonical form of url under the active rules, and
+// whether any applied. url should be canonical (urlnorm.Canonical); a
+// URL with userinfo or a fragment is returned as it is. The result is a
+// fixed point: rewriting it again returns it with ok false. The
+// canonical form does not depend on the alias started from: every host
+// of an alias group maps to the same host, both prefixes of a
+// PathPrefix to the same one.
+//
+// When ok, the crawler admits res.URL in place of url and parks url
+// (Park), unless res.Validate asks it to fetch url as well.
+//
+// Rewrite takes no lock. Cost: when no rule names url's host, a scan for
+// the host and one map lookup, about 40 ns, no allocation; when rules
+// apply, one allocation (the result) and a pass over the URL.
+func (l *Learner) Rewrite(url string) (res Result, ok bool) {
+	s := l.snap.Load()
+	if s == nil {
+		return Result{URL: url}, false
+	}
+	out, first, ok := s.rewrite(url, countRewrite)
+	if !ok {
+		return Result{URL: url}, false
+	}
+	return Result{URL: out, Rule: first.id, Validate: s.every > 0 && fnv(url)%s.every == 0}, true
+}
+
+// Park records that the crawler dropped url because Rewrite mapped it to
+// canonical, so that url is released if a rule that made the rewrite is
+// withdrawn. It reports false, and records nothing, when the rewrite no
+// longer holds (a rule was withdrawn since, or its parking lot filled):
+// the crawler must then admit url itself. Parking a parked URL again
+// reports true. Cost: a rewrite and one map insert under the mutex.
+func (l *Learner) Park(url, canonical string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.init()
+	if _, ok := l.parkedBy[url]; ok {
+		return true
+	}
+	s := l.snap.Load()
+	if s == nil {
+		return false
+	}
+	var chain []*cand
+	out, _, ok := s.rewrite(url, func(a *active, _ bool) {
+		if !slices.Contains(chain, a.c) {
+			chain = append(chain, a.c)
+		}
+	})
+	if !ok || out != canonical {
+		return false
+	}
+	for _, c := range chain {
+		if c.state != Active || c.act.full.Load() {
+			return false
+		}
+	}
+	for _, c := range chain {
+		l.park(c, url)
+	}
+	l.parkedBy[url] = chain
+	return true
+}
+
+// park adds url to c's parking lot.
+func (l *Learner) park(c *cand, url string) {
+	if len(c.parked) > 2*c.nParked+64 {
+		// Drop the entries released by the withdrawal of other rules.
+		c.parked = slices.DeleteFunc(c.parked, func(u string) bool {
+			return !slices.Contains(l.parkedBy[u], c)
+		})
+	}
+	c.parked = append(c.parked, url)
+	c.nParked++
+	if c.nParked >= l.opts.MaxParked {
+		c.act.full.Store(true)
+	}
+}
+
+// release withdraws c's parking lot: every URL parked under c leaves
+// every rule it is parked under and goes to l.released.
+func (l *Learner) release(c *cand) {
+	for _, u := range c.parked {
+		chain, ok := l.parkedBy[u]
+		if !ok || !slices.Contains(chain, c) {
+			continue
+		}
+		delete(l.parkedBy, u)
+		for _, o := range chain {
+			if o != c {
+				o.nParked--
+				if o.act != nil && o.nParked < l.opts.MaxParked {
+					o.act.full.Store(false)
+				}
+			}
+		}
+		l.released = append(l.released, u)
+		c.released++
+		l.st.Released++
+	}
+	c.parked, c.nParked = nil, 0
+}
+
+// takeReleased returns the URLs released by the current call.
+func (l *Learner) takeReleased() []string {
+	r := l.released
+	l.released = nil
+	return r
+}
+
+// Observe records a fetch: url (canonical) was fetched and its content
+// has fingerprint fp; first is the URL the content-seen test found the
+// same content at (an exact duplicate, never a near one), or "" for new
+// content. It returns the parked URLs released by the rules the
+// observation withdrew, which the crawler queues again (they passed the
+// URL-seen test when they were parked).
+//
+// The pair (url, first) supports the rules that explain their
+// difference; url is also checked against its host's recent sample for
+// the proposed and active rules of its host, which finds supporting
+// pairs and counterexamples; then url joins the sample. Cost: O(rules
+// naming url's host + url's query parameters), each a URL built in a
+// reused buffer and a map lookup, under the mutex; a proposal also
+// checks the new rule against its host's sample.
+func (l *Learner) Observe(url string, fp uint64, first string) []string {
+	p, ok := split(url)
+	if !ok {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.init()
+	l.st.Observed++
+	h := l.hash(url)
+	hs := l.hostSample(p.host)
+	if first != "" && first != url {
+		l.pair(url, h, first)
+	}
+	l.checkAll(url, p, h, fp)
+	l.counted = l.counted[:0]
+	l.sampleAdd(hs, h, fp, url)
+	return l.takeReleased()
+}
+
+// ObserveRedirect records that from redirected to to: the server says
+// they are one page, a supporting pair for the rules that explain their
+// difference (www to the bare host, a default document to its
+// directory). A redirect never counts against a rule.
+func (l *Learner) ObserveRedirect(from, to string) {
+	if _, ok := split(from); !ok || from == to {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.init()
+	l.pair(from, l.hash(from), to)
+	l.counted = l.counted[:0]
+}
+
+// pair takes u and v (canonical side) as one content.
+func (l *Learner) pair(u string, hu uint64, v string) {
+	if _, ok := split(v); !ok {
+		return
+	}
+	hv := l.hash(v)
+	ru, rv := u, v
+	var chain []*cand
+	if s := l.snap.Load(); s != nil {
+		collect := func(a *active, dep bool) {
+			if !dep && !slices.Contains(chain, a.c) {
+				chain = append(chain, a.c)
+			}
+		}
+		ru, _, _ = s.rewrite(u, collect)
+		rv, _, _ = s.rewrite(v, collect)
+	}
+	if ru == rv {
+		// Explained by active rules (a validation): support for them.
+		for _, c := range chain {
+			if c.state == Active {
+				c.support++
+			}
+		}
+		return
+	}
+	a, ok1 := split(ru)
+	b, ok2 := split(rv)
+	if !ok1 || !ok2 {
+		return
+	}
+	l.specs = derive(l.specs[:0], a, b)
+	for _, sp := range l.specs {
+		if !sp.valid() {
+			continue
+		}
+		k := sp.key()
+		c := l.rules[k]
+		if c == nil {
+			if c = l.propose(sp, k); c == nil {
+				continue
+			}
+		}
+		if c.rewrites(a) {
+			l.addSupport(c, hu, c.value(a))
+		} else {
+			l.addSupport(c, hv, c.value(b))
+		}
+	}
+}
+
+// propose records a new candidate and checks it against the sample, so
+// that a counterexample fetched before its first supporting pair counts.
+func (l *Learner) propose(sp spec, k key) *cand {
+	if l.nextID == ^RuleID(0) || !l.makeRoom(sp) {
+		l.st.Dropped++
+		return nil
+	}
+	c := &cand{spec: sp, id: l.nextID, state: Proposed}
+	l.nextID++
+	l.st.Proposed++
+	l.rules[k] = c
+	l.index(c)
+	l.retro = c
+	for _, h := range l.scope(c) {
+		hs := l.hosts[h]
+		if hs == nil {
+			continue
+		}
+		for e := range hs.entries() {
+			if p, ok := split(e.url); ok && c.state == Proposed {
+				l.check(c, e.url, p, e.h, e.fp)
+			}
+		}
+	}
+	l.retro = nil
+	if c.state == Proposed && l.ripe(c) {
+		l.activate(c)
+	}
+	return c
+}
+
+// scope returns the hosts whose URLs c applies to.
+func (l *Learner) scope(c *cand) []string {
+	if c.kind == HostAlias {
+		return []string{c.from, c.to}
+	}
+	if s := l.snap.Load(); s != nil {
+		if g := s.groups[c.host]; g != nil {
+			return g
+		}
+	}
+	return []string{c.host}
+}
+
+// index adds c to the per-host index.
+func (l *Learner) index(c *cand) {
+	l.byHost[c.host] = append(l.byHost[c.host], c)
+	if c.kind == HostAlias {
+		l.byHost[c.to] = append(l.byHost[c.to], c)
+	}
+}
+
+// makeRoom makes room for a candidate like sp under MaxRules and
+// MaxHostRules, evicting proposed rules with the least support.
+func (l *Learner) makeRoom(sp spec) bool {
+	hosts := []string{sp.host}
+	if sp.kind == HostAlias {
+		hosts = append(hosts, sp.to)
+	}
+	for _, h := range hosts {
+		if len(l.byHost[h]) >= l.opts.MaxHostRules {
+			v := weakest(l.byHost[h])
+			if v == nil {
+				return false
+			}
+			l.evict(v)
+		}
+	}
+	if len(l.rules) >= l.opts.MaxRules {
+		var all []*cand
+		for _, c := range l.rules {
+			all = append(all, c)
+		}
+		v := weakest(all)
+		if v == nil {
+			return false
+		}
+		l.evict(v)
+	}
+	return true
+}
+
+// weakest returns the proposed rule with the least support, the oldest
+// of equals, or nil.
+func weakest(cs []*cand) *cand {
+	var w *cand
+	for _, c := range cs {
+		if c.state == Proposed && (w == nil || c.support < w.support || c.support == w.support && c.id < w.id) {
+			w = c
+		}
+	}
+	return w
+}
+
+func (l *Learner) evict(c *cand) {
+	delete(l.rules, c.key())
+	for _, h := range [2]string{c.host, c.to} {
+		if hs, ok := l.byHost[h]; ok {
+			hs = slices.DeleteFunc(hs, func(o *cand) bool { return o == c })
+			if len(hs) == 0 {
+				delete(l.byHost, h)
+			} else {
+				l.byHost[h] = hs
+			}
+		}
+	}
+}
+
+// addSupport counts a supporting pair for c, activating c when ripe. A
+// pair is identified by its witness w, the URL of the two that c
+// rewrites (the newer if c rewrites both): the pairs a frameset's
+// variants make with one another and with the frameset count once per
+// variant. val identifies the witness's value of a DropParam parameter.
+func (l *Learner) addSupport(c *cand, w, val uint64) {
+	if slices.Contains(l.counted, counted{c, w}) {
+		return
+	}
+	l.counted = append(l.counted, counted{c, w})
+	switch c.state {
+	case Active:
+		c.support++
+		return
+	case Withdrawn:
+		return
+	}
+	if slices.Contains(c.pairs, w) {
+		return
+	}
+	if len(c.pairs) < l.opts.MinSupport {
+		c.pairs = append(c.pairs, w)
+	}
+	c.support++
+	if val != 0 && val != c.vals[0] && c.vals[1] == 0 {
+		if c.vals[0] == 0 {
+			c.vals[0] = val
+		} else {
+			c.vals[1] = val
+		}
+	}
+	if l.retro != c && l.ripe(c) {
+		l.activate(c)
+	}
+}
+
+// ripe reports whether the proposed c has the support to be activated:
+// MinSupport distinct pairs and, for a DropParam, two values of the
+// parameter among them ("page=1" the same as no page says nothing about
+// "page=2").
+func (l *Learner) ripe(c *cand) bool {
+	return c.support >= l.opts.MinSupport && (c.kind != DropParam || c.vals[1] != 0)
+}
+
+// activate makes c active unless it conflicts with an active rule (see
+// build), in which case it stays proposed.
+func (l *Learner) activate(c *cand) {
+	c.state, c.seq = Active, l.nextSeq
+	c.act = &active{id: c.id, c: c}
+	s := l.build()
+	if s.inert[c] {
+		c.state, c.act = Proposed, nil
+		return
+	}
+	l.nextSeq++
+	l.st.Activated++
+	c.pairs = nil
+	l.snap.Store(s)
+}
+
+// counter counts a counterexample against c, withdrawing it.
+func (l *Learner) counter(c *cand) {
+	c.counter++
+	switch c.state {
+	case Proposed:
+		c.state, c.refuted, c.pairs = Withdrawn, true, nil
+		l.st.Refuted++
+	case Active:
+		c.state = Withdrawn
+		l.st.Withdrawn++
+		l.release(c)
+		l.snap.Store(l.build())
+	}
+}
+
+// build makes the snapshot of the active rules.
+func (l *Learner) build() *snapshot {
+	var acts []*cand
+	for _, c := range l.rules {
+		if c.state == Active {
+			acts = append(acts, c)
+		}
+	}
+	slices.SortFunc(acts, func(a, b *cand) int { return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.id, b.id)) })
+	return build(acts, l.opts.ValidateEvery)
+}
+
+// Rules returns every rule record (proposed, active, withdrawn) in
+// order of ID. Cost: O(rules log rules) under the mutex.
+func (l *Learner) Rules() []Rule {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rs := make([]Rule, 0, len(l.rules))
+	for _, c := range l.rules {
+		rs = append(rs, c.rule())
+	}
+	slices.SortFunc(rs, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
+	return rs
+}
+
+// rewrites reports whether c, active, would rewrite the URL p: it is on
+// the alias host, under the rewritten prefix, has the parameter...
+func (c *cand) rewrites(p parts) bool {
+	switch c.kind {
+	case HostAlias:
+		return p.host == c.from
+	case PathPrefix:
+		return strings.HasPrefix(p.path, c.from)
+	case DefaultDoc:
+		n := len(p.path) - len(c.from)
+		return n > 0 && p.path[n-1] == '/' && p.path[n:] == c.from
+	case DropParam:
+		return p.hasQuery && hasParam(p.query, c.from)
+	case DropQuery:
+		return p.hasQuery && p.path == c.from
+	}
+	return false
+}
+
+// value identifies the values of the parameter of a DropParam in p
+// (never 0), or is 0.
+func (c *cand) value(p parts) uint64 {
+	if c.kind != DropParam {
+		return 0
+	}
+	h := uint64(14695981039346656037)
+	for q := p.query; q != ""; {
+		comp, rest, _ := strings.Cut(q, "&")
+		q = rest
+		if n, ok := paramName(comp); ok && n == c.from {
+			for i := len(n); i < len(comp); i++ {
+				h ^= uint64(comp[i])
+				h *= 1099511628211
+			}
+		}
+	}
+	return h | 1
+}
+
+func (c *cand) rule() Rule {
+	r := Rule{
+		ID: c.id, Kind: c.kind, State: c.state, Host: c.host, From: c.from, To: c.to,
+		Support: c.support, Counterexamples: c.counter, Parked: c.nParked, Released: c.released,
+	}
+	if c.act != nil {
+		r.Rewritten = c.act.rewritten.Load()
+	}
+	return r
+}
+
+// Stats returns the counters. Cost: O(rules) under the mutex.
+func (l *Learner) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.st
+	for _, c := range l.rules {
+		if c.act != nil {
+			st.Rewritten += c.act.rewritten.Load()
+		}
+		if c.state == Active {
+			st.Active++
+		}
+	}
+	st.Parked = len(l.parkedBy)
+	st.Rules = len(l.rules)
+	st.Sampled = l.sampled
+	st.Hosts = len(l.hosts)
+	return st
+}
+
+func (l *Learner) hash(s string) uint64 { return maphash.String(l.seed, s) }
+
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
+}
+
+// fnv is FNV-1a: a hash of the URL that is the same in every process,
+// so that the URLs chosen for validation are.
+func fnv(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return mix(h)
+}
