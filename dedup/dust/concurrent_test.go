@@ -9,7 +9,7 @@ import (
 )
 
 // TestConcurrent runs workers that observe, rewrite and park against one
-// Learner while another reads its rules and counters (run it
+// Learner while another reads its rules, counters and encoding (run it
 // with -race).
 func TestConcurrent(t *testing.T) {
 	l, _ := dust.New(&dust.Options{MinSupport: 2, ValidateEvery: 8, MaxParked: 50})
@@ -50,6 +50,9 @@ func TestConcurrent(t *testing.T) {
 		for range 50 {
 			_ = l.Rules()
 			_ = l.Stats()
+			if _, err := l.MarshalBinary(); err != nil {
+				t.Error(err)
+			}
 		}
 	}()
 	wg.Wait()

@@ -136,3 +136,31 @@ func active(l *dust.Learner) []string {
 	}
 	return out
 }
+
+// trained returns a crawl whose learner has one rule of every kind
+// active, a withdrawn one and parked URLs.
+func trained(t testing.TB) *crawl {
+	w := web{}
+	var canon, alias []string
+	for _, k := range kinds {
+		kw, c, a := kindWeb(k.pair, 8)
+		for u, fp := range kw {
+			w[u] = fp
+		}
+		canon, alias = append(canon, c...), append(alias, a...)
+	}
+	bw, bc, ba := kindWeb(func(i int) (string, string) {
+		return "http://bad.sim.test/x/p" + string(rune('a'+i)), "http://bad.sim.test/p" + string(rune('a'+i))
+	}, 8, 6)
+	for u, fp := range bw {
+		w[u] = fp
+	}
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c.run(canon...)
+	c.run(alias...)
+	c.run(bc...)
+	c.run(ba[:6]...)
+	c.seen[ba[6]] = true
+	c.fetch(ba[6])
+	return c
+}

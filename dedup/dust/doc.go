@@ -138,6 +138,12 @@
 //	// After a redirect from page to location.
 //	learner.ObserveRedirect(page, location)
 //
+// A checkpoint stores MarshalBinary's bytes with the frontier, and a
+// resume gives them to UnmarshalBinary before the first Rewrite: the
+// active rules, their evidence, the withdrawn rules and the parked URLs
+// survive, since parked URLs are in the URL-seen set but in no frontier.
+// Proposed rules and the sample are relearned.
+//
 // # Cost and memory
 //
 // Rewrite takes no lock: it reads an immutable snapshot of the active

@@ -3,12 +3,18 @@ package dust
 import "errors"
 
 var (
+	// ErrCorrupt reports state given to UnmarshalBinary that this
+	// package did not write: truncated, damaged or inconsistent (a rule
+	// of an unknown kind, a parked URL under a rule that is not active).
+	ErrCorrupt = errors.New("dust: corrupt state")
 	// ErrOptions reports an Options field out of range.
 	ErrOptions = errors.New("dust: invalid options")
 )
 
-// Error describes a failed operation: Op is the method ("New"),
-// Subject what it was applied to (a field), Err the cause (ErrOptions).
+// Error describes a failed operation: Op is the method ("New",
+// "UnmarshalBinary"), Subject what it was applied to (a field, the
+// part of the state being decoded), Err the cause, ErrCorrupt or
+// ErrOptions.
 type Error struct {
 	Op      string
 	Subject string

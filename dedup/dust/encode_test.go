@@ -1,0 +1,142 @@
+package dust_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/crawlkit/crawlkit/dedup/dust"
+)
+
+func TestEncoding(t *testing.T) {
+	c := trained(t)
+	b, err := c.l.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, _ := dust.New(&dust.Options{MinSupport: minSupport, ValidateEvery: -1})
+	if err := l2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := l2.MarshalBinary()
+	if !bytes.Equal(b, b2) {
+		t.Errorf("encoding not stable:\n%q\n%q", b, b2)
+	}
+	got, want := rules(l2), rules(c.l)
+	if !slices.Equal(got, want) {
+		t.Errorf("rules after decoding %q, want %q", got, want)
+	}
+	st, st2 := c.l.Stats(), l2.Stats()
+	if st2.Parked != st.Parked || st2.Active != st.Active || st2.Activated != st.Activated || st2.Withdrawn != st.Withdrawn || st2.Rewritten != st.Rewritten {
+		t.Errorf("stats after decoding %+v, want %+v", st2, st)
+	}
+	for _, k := range kinds {
+		r1, _ := c.l.Rewrite(k.unseen[0])
+		r2, _ := l2.Rewrite(k.unseen[0])
+		if r1.URL != r2.URL || r2.URL != k.unseen[1] {
+			t.Errorf("Rewrite(%q) after decoding = %q, want %q", k.unseen[0], r2.URL, r1.URL)
+		}
+	}
+	// The decoded parked URLs are released as the originals would be
+	// (the sample is not kept: the canonical page is fetched again).
+	c.l = l2
+	c.fetch("http://alias.sim.test/p7")
+	a := "http://www.alias.sim.test/p7"
+	c.web[a] = fpOf("changed")
+	before := st2.Parked
+	c.seen[a] = true
+	c.fetch(a)
+	if len(c.released) == 0 || l2.Stats().Parked >= before {
+		t.Errorf("nothing released after decoding: %q", c.released)
+	}
+}
+
+func TestDecodeCorrupt(t *testing.T) {
+	b, _ := trained(t).l.MarshalBinary()
+	l, _ := dust.New(nil)
+	check := func(name string, data []byte) {
+		t.Helper()
+		err := l.UnmarshalBinary(data)
+		var de *dust.Error
+		if err == nil || !errors.Is(err, dust.ErrCorrupt) || !errors.As(err, &de) {
+			t.Errorf("%s: UnmarshalBinary = %v, want a *dust.Error wrapping ErrCorrupt", name, err)
+		}
+	}
+	for n := range len(b) {
+		check("truncated", b[:n])
+	}
+	check("trailing byte", append(slices.Clone(b), 0))
+	for i := range b {
+		// Flipped bytes must decode or fail, never panic.
+		d := slices.Clone(b)
+		d[i] ^= 0xff
+		_ = l.UnmarshalBinary(d)
+	}
+	if l.Stats().Rules != 0 && len(l.Rules()) == 0 {
+		t.Error("a failed decode changed the learner")
+	}
+}
+
+// TestDecodeHostile: counts and lengths far beyond the input are refused
+// before anything is allocated for them.
+func TestDecodeHostile(t *testing.T) {
+	head := append([]byte("dust\x01"), 5, 1, 0, 0, 0, 0, 0, 0, 0)
+	huge := binary.AppendUvarint(nil, 1<<62)
+	inputs := [][]byte{
+		append(slices.Clone(head), huge...),                          // rules
+		append(append(slices.Clone(head), 0), huge...),               // parked URLs
+		append(append(slices.Clone(head), 1, 1, 1, 2, 0), huge...),   // a host's length
+		append(append(slices.Clone(head), 0, 1), append(huge, 0)...), // a URL's length
+	}
+	l, _ := dust.New(nil)
+	for i, in := range inputs {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		err := l.UnmarshalBinary(in)
+		runtime.ReadMemStats(&m1)
+		if !errors.Is(err, dust.ErrCorrupt) {
+			t.Errorf("input %d: %v", i, err)
+		}
+		if a := m1.TotalAlloc - m0.TotalAlloc; a > 64<<10 {
+			t.Errorf("input %d of %d bytes allocated %d bytes", i, len(in), a)
+		}
+	}
+}
+
+// FuzzUnmarshalBinary: any input decodes or fails with ErrCorrupt,
+// never panics; what decodes encodes to a state that decodes to itself.
+func FuzzUnmarshalBinary(f *testing.F) {
+	l, _ := dust.New(nil)
+	b, _ := l.MarshalBinary()
+	f.Add(b)
+	f.Add([]byte("dust\x01"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, _ := dust.New(nil)
+		if err := l.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, dust.ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		b1, err := l.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l2, _ := dust.New(nil)
+		if err := l2.UnmarshalBinary(b1); err != nil {
+			t.Fatalf("re-encoded state does not decode: %v", err)
+		}
+		b2, _ := l2.MarshalBinary()
+		if string(b1) != string(b2) {
+			t.Fatalf("encoding not stable:\n%q\n%q", b1, b2)
+		}
+		for _, r := range l.Rules() {
+			_ = r.String()
+		}
+	})
+}
