@@ -387,13 +387,15 @@ func (c *Caching) lookupType(ctx context.Context, name, fqdn string, qtype uint1
 func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16) (*mdns.Msg, string, *Error) {
 	x := &exchange{c: c, ctx: ctx, name: name,
 		results: make(chan udpResult, c.opts.Attempts),
-		sent:    make([]sentQuery, c.opts.Attempts),
+		final:   time.Now().Add(c.opts.schedule()),
 		current: -1,
 	}
+	if c.opts.Attempts <= len(x.buf) {
+		x.sent = x.buf[:c.opts.Attempts]
+	} else {
+		x.sent = make([]sentQuery, c.opts.Attempts)
+	}
 	defer x.forget()
-	final := time.NewTimer(c.opts.schedule())
-	defer final.Stop()
-	x.final = final.C
 	n := len(c.udp)
 	for i := range c.opts.Attempts {
 		u := c.udp[i%n]
@@ -407,7 +409,7 @@ func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16)
 		if i > 0 {
 			c.stats.retries.Add(1)
 		}
-		id, w, err := u.start(q, i, x.results)
+		id, w, rto, err := u.start(q, i, x.results)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
 				return nil, u.server, c.stopped(name, u.server)
@@ -420,13 +422,13 @@ func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16)
 		}
 		x.sent[i] = sentQuery{u: u, id: id, w: w}
 		x.open++
-		if out, done := x.await(i); done {
+		if out, done := x.await(i, rto); done {
 			return out.msg, out.server, out.err
 		}
 	}
 	// Every attempt is out: an answer to any of them may still come.
 	for x.open > 0 {
-		if ev, _, out := x.wait(x.last.Server, nil, nil); ev == evDone {
+		if ev, _, out := x.wait(x.last.Server, time.Time{}, nil); ev == evDone {
 			return out.msg, out.server, out.err
 		}
 	}
@@ -440,9 +442,12 @@ type exchange struct {
 	name    string
 	results chan udpResult // of every query sent; room for one each
 	sent    []sentQuery    // by attempt; zero if not sent
+	buf     [5]sentQuery   // sent, for up to 5 attempts
 	open    int            // queries sent whose result has not come
 	last    *Error         // the latest failure
-	final   <-chan time.Time
+	final   time.Time      // the end of the schedule
+	timer   *time.Timer    // wait's, armed for armed
+	armed   time.Time
 	current int // the attempt awaited; -1: none
 }
 
@@ -465,12 +470,15 @@ type event int
 
 const (
 	evFailure event = iota // a result that is a failure, now x.last
-	evTick                 // the timer given
+	evTick                 // the time given has come
 	evSignal               // the channel given
 	evDone                 // the exchange is over
 )
 
 func (x *exchange) forget() {
+	if x.timer != nil {
+		x.timer.Stop()
+	}
 	for _, s := range x.sent {
 		if s.w != nil {
 			s.u.forget(s.id, s.w)
@@ -478,28 +486,40 @@ func (x *exchange) forget() {
 	}
 }
 
-// wait waits for one event: a result, the timer tick or the channel
-// signal (either may be nil), the end of the schedule or of ctx. For
+// wait waits for one event: a result, the time until (none if zero), the
+// channel signal (none if nil), the end of the schedule or of ctx. For
 // evFailure it returns the attempt that failed, for evDone the outcome;
 // server is the one an error names when no query's server is to blame.
-func (x *exchange) wait(server string, tick <-chan time.Time, signal <-chan struct{}) (event, int, outcome) {
+// One timer serves every wait of the exchange.
+func (x *exchange) wait(server string, until time.Time, signal <-chan struct{}) (event, int, outcome) {
+	at := x.final
+	if !until.IsZero() && until.Before(at) {
+		at = until
+	}
+	if x.timer == nil {
+		x.timer = time.NewTimer(time.Until(at))
+		x.armed = at
+	} else if !at.Equal(x.armed) {
+		x.timer.Reset(time.Until(at))
+		x.armed = at
+	}
 	select {
 	case r := <-x.results:
 		x.open--
-		m, e := x.take(r)
+		m, srv, e := x.take(r)
 		if m != nil {
-			return evDone, 0, outcome{msg: m, server: e.Server}
+			return evDone, 0, outcome{msg: m, server: srv}
 		}
 		if x.ctx.Err() != nil {
-			return evDone, 0, outcome{server: e.Server, err: x.c.stopped(x.name, e.Server)}
+			return evDone, 0, outcome{server: srv, err: x.c.stopped(x.name, srv)}
 		}
 		x.last = e
 		return evFailure, r.attempt, outcome{}
-	case <-tick:
-		return evTick, 0, outcome{}
-	case <-signal:
-		return evSignal, 0, outcome{}
-	case <-x.final:
+	case <-x.timer.C:
+		x.armed = time.Time{} // fired: arm again whatever the next time
+		if time.Now().Before(x.final) {
+			return evTick, 0, outcome{}
+		}
 		if x.current >= 0 { // its wait ends with the schedule
 			s := x.sent[x.current]
 			x.c.stats.timeouts.Add(1)
@@ -509,14 +529,15 @@ func (x *exchange) wait(server string, tick <-chan time.Time, signal <-chan stru
 			x.last = &Error{Name: x.name, Kind: Timeout, Server: server, Err: context.DeadlineExceeded}
 		}
 		return evDone, 0, outcome{server: x.last.Server, err: x.last}
+	case <-signal:
+		return evSignal, 0, outcome{}
 	case <-x.ctx.Done():
 		return evDone, 0, outcome{server: server, err: x.c.stopped(x.name, server)}
 	}
 }
 
-// take reads one result: a usable answer (with e naming its server only),
-// or the failure.
-func (x *exchange) take(r udpResult) (*mdns.Msg, *Error) {
+// take reads one result: a usable answer and its server, or the failure.
+func (x *exchange) take(r udpResult) (*mdns.Msg, string, *Error) {
 	c := x.c
 	u := x.sent[r.attempt].u
 	m, err := r.msg, r.err
@@ -539,7 +560,7 @@ func (x *exchange) take(r udpResult) (*mdns.Msg, *Error) {
 	if err == nil {
 		switch m.Rcode {
 		case mdns.RcodeSuccess, mdns.RcodeNameError:
-			return m, &Error{Server: u.server}
+			return m, u.server, nil
 		case mdns.RcodeServerFailure:
 			err = errServFail
 		case mdns.RcodeRefused:
@@ -558,7 +579,7 @@ func (x *exchange) take(r udpResult) (*mdns.Msg, *Error) {
 	case errors.Is(err, errConnRefused):
 		kind = ServerFailure
 	}
-	return nil, &Error{Name: x.name, Kind: kind, Server: u.server, Err: err}
+	return nil, u.server, &Error{Name: x.name, Kind: kind, Server: u.server, Err: err}
 }
 
 // acquire waits for a place in u's window (for a retransmission if
@@ -572,7 +593,7 @@ func (x *exchange) acquire(u *udpConn, retry bool) (outcome, bool) {
 		return outcome{}, false
 	}
 	for {
-		switch ev, _, out := x.wait(u.server, nil, s.ready); ev {
+		switch ev, _, out := x.wait(u.server, time.Time{}, s.ready); ev {
 		case evSignal:
 			return outcome{}, false
 		case evDone:
@@ -582,37 +603,31 @@ func (x *exchange) acquire(u *udpConn, retry bool) (outcome, bool) {
 	}
 }
 
-// await waits for the result of attempt i until its retransmission
-// timeout (recomputed when the server's RTO drops), taking the results of
-// earlier attempts meanwhile. The query gives its place in the window up
-// after windowHold, or when its wait ends if that comes first.
-func (x *exchange) await(i int) (outcome, bool) {
+// await waits for the result of attempt i, sent when the server's
+// retransmission timeout was rto, until that timeout scaled by Backoff^i
+// (recomputed when the RTO drops), taking the results of earlier
+// attempts meanwhile. The query gives its place in the window up after
+// windowHold, or when its wait ends if that comes first.
+func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 	c := x.c
 	s := x.sent[i]
-	rto, drop := s.u.rto()
 	hold := s.w.sent.Add(windowHold)
 	holding := true
-	next := func() time.Duration {
-		d := s.w.sent.Add(c.opts.waitFrom(rto, i))
-		if holding && hold.Before(d) {
-			d = hold
-		}
-		return time.Until(d)
-	}
-	t := time.NewTimer(next())
-	defer t.Stop()
 	x.current = i
 	defer func() { x.current = -1 }()
 	for {
-		ev, failed, out := x.wait(s.u.server, t.C, drop)
+		until := s.w.sent.Add(c.opts.waitFrom(rto.rto, i))
+		if holding && hold.Before(until) {
+			until = hold
+		}
+		ev, failed, out := x.wait(s.u.server, until, rto.drop)
 		switch {
 		case ev == evDone:
 			return out, true
 		case ev == evTick && holding:
 			holding = false
 			s.u.release(s.w)
-			if d := next(); d > 0 {
-				t.Reset(d)
+			if until.Before(s.w.sent.Add(c.opts.waitFrom(rto.rto, i))) {
 				continue
 			}
 			fallthrough
@@ -621,8 +636,7 @@ func (x *exchange) await(i int) (outcome, bool) {
 			x.last = &Error{Name: x.name, Kind: Timeout, Server: s.u.server, Err: context.DeadlineExceeded}
 			return outcome{}, false
 		case ev == evSignal:
-			rto, drop = s.u.rto()
-			t.Reset(next())
+			rto = s.u.rto()
 		case failed == i: // this attempt failed
 			x.current = -1
 			if x.last.Kind == Timeout { // over TCP: its wait is spent
@@ -641,14 +655,12 @@ func (x *exchange) pause(i int, start time.Time) (outcome, bool) {
 	if i+1 < len(c.udp) || i+1 == c.opts.Attempts {
 		return outcome{}, false
 	}
-	rest := c.opts.wait(i) - time.Since(start)
-	if rest <= 0 {
+	until := start.Add(c.opts.wait(i))
+	if !time.Now().Before(until) {
 		return outcome{}, false
 	}
-	t := time.NewTimer(rest)
-	defer t.Stop()
 	for {
-		switch ev, _, out := x.wait(x.last.Server, t.C, nil); ev {
+		switch ev, _, out := x.wait(x.last.Server, until, nil); ev {
 		case evTick:
 			return outcome{}, false
 		case evDone:

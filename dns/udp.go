@@ -141,18 +141,19 @@ func (u *udpConn) cancelSlot(s *slot) {
 // lookup; the response, or an error that fails every query of the socket,
 // is sent on ch, which needs room for it. The caller holds a place in the
 // window (acquire), which the query takes over: an answer, release, forget
-// or a failure frees it. The query stays registered, and its answer welcome,
-// until forget.
-func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *waiter, error) {
+// or a failure frees it. The query stays registered, and its answer
+// welcome, until forget. start returns the server's retransmission
+// timeout as the query left.
+func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *waiter, rtoState, error) {
 	w := &waiter{name: q.Question[0].Name, qtype: q.Question[0].Qtype, attempt: attempt, ch: ch}
 	u.mu.Lock()
 	if u.closed || len(u.pending) >= maxPending {
 		u.flow.release()
 		u.mu.Unlock()
 		if u.closed {
-			return 0, nil, ErrClosed
+			return 0, nil, rtoState{}, ErrClosed
 		}
-		return 0, nil, errBusy
+		return 0, nil, rtoState{}, errBusy
 	}
 	id := uint16(rand.Uint32())
 	for u.pending[id] != nil {
@@ -160,16 +161,17 @@ func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *w
 	}
 	u.pending[id] = w
 	w.slot, w.sent = true, time.Now()
+	rto := rtoState{u.flow.rto, u.flow.drop}
 	u.mu.Unlock()
 
 	q.Id = id
 	b, err := q.Pack()
 	if err != nil {
 		u.forget(id, w)
-		return 0, nil, err
+		return 0, nil, rtoState{}, err
 	}
 	u.send(b)
-	return id, w, nil
+	return id, w, rto, nil
 }
 
 // release frees w's place in the window, if it still holds one: w has
@@ -184,12 +186,19 @@ func (u *udpConn) release(w *waiter) {
 	u.mu.Unlock()
 }
 
-// rto returns the server's retransmission timeout and a channel closed
-// when it has dropped enough that waiters should recompute their waits.
-func (u *udpConn) rto() (time.Duration, <-chan struct{}) {
+// rtoState is a nameserver's retransmission timeout and the channel
+// closed when it has dropped enough that waiters should recompute their
+// waits.
+type rtoState struct {
+	rto  time.Duration
+	drop <-chan struct{}
+}
+
+// rto returns the server's retransmission timeout.
+func (u *udpConn) rto() rtoState {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.flow.rto, u.flow.drop
+	return rtoState{u.flow.rto, u.flow.drop}
 }
 
 // exchange sends q and waits for the matching response for at most wait
@@ -209,7 +218,7 @@ func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg, wait time.Duration)
 		}
 	}
 	ch := make(chan udpResult, 1)
-	id, w, err := u.start(q, 0, ch)
+	id, w, _, err := u.start(q, 0, ch)
 	if err != nil {
 		return nil, err
 	}
