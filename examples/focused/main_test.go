@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,20 +129,28 @@ func TestFocusedBeatsBreadthFirst(t *testing.T) {
 		budget:  250, workers: 8,
 		onTopic: func(u, _ string) bool { return titleHasTopic(q, web.Title(u)) },
 	}
-	foc, err := crawlBudget(context.Background(), s, NewFocus(defaultQuery))
-	if err != nil {
-		t.Fatal(err)
+	// Workers race, so one crawl's order, and its count, vary from run
+	// to run; the claim is about the median of three.
+	median := func(p func() *Focus) int {
+		var got []int
+		for range 3 {
+			r, err := crawlBudget(context.Background(), s, p())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Fetched != s.budget {
+				t.Fatalf("budget not used up: %d pages of %d", r.Fetched, s.budget)
+			}
+			got = append(got, r.OnTopic)
+		}
+		slices.Sort(got)
+		t.Logf("on-topic pages of three crawls: %v", got)
+		return got[1]
 	}
-	bfs, err := crawlBudget(context.Background(), s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("focused %+v, breadth first %+v", foc, bfs)
-	if foc.Fetched != s.budget || bfs.Fetched != s.budget {
-		t.Fatalf("budget not used up: focused %d, breadth first %d pages", foc.Fetched, bfs.Fetched)
-	}
-	if foc.OnTopic <= bfs.OnTopic {
-		t.Errorf("focused found %d on-topic pages, breadth first %d: no gain", foc.OnTopic, bfs.OnTopic)
+	foc := median(func() *Focus { return NewFocus(defaultQuery) })
+	bfs := median(func() *Focus { return nil })
+	if foc <= bfs {
+		t.Errorf("focused found a median %d on-topic pages, breadth first %d: no gain", foc, bfs)
 	}
 	if v := web.RobotsViolations("crawlkit"); len(v) > 0 {
 		t.Errorf("%d requests robots.txt forbade", len(v))
