@@ -128,8 +128,8 @@ type Mercator struct {
 	clock   Clock
 	rng     *rand.Rand
 	back    []backQ
-	flen    []int            // length of each front queue, mirrored to spare Store calls
-	table   map[uint64]int32 // T, by keyHash: refill reads no key bytes
+	flen    []int     // length of each front queue, mirrored to spare Store calls
+	table   hostTable // T, by keyHash: refill reads no key bytes
 	heap    []int32
 	idle    []int32
 	retired map[uint64]int64
@@ -168,7 +168,7 @@ func NewMercator(opts *Options) (*Mercator, error) {
 		rng:     rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
 		back:    make([]backQ, o.BackQueues),
 		flen:    make([]int, o.FrontQueues),
-		table:   make(map[uint64]int32),
+		table:   newHostTable(o.BackQueues),
 		retired: make(map[uint64]int64),
 		sweepAt: 1024,
 	}
@@ -305,7 +305,7 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 				// Cannot happen with a correct Store (a queue in the heap
 				// is never empty); if a Store lost URLs, retire the queue
 				// rather than stall on it.
-				delete(m.table, b.kh)
+				m.table.del(b.kh)
 				b.key, b.kh = "", 0
 				m.idle = append(m.idle, j)
 				return m.poll()
@@ -398,7 +398,7 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	}
 	// The back queue is empty: its host leaves T, and the queue is refilled
 	// from the front queues (IIR §20.2.3).
-	delete(m.table, b.kh)
+	m.table.del(b.kh)
 	m.retire(b.kh, te, now)
 	b.key, b.kh = "", 0
 	err := m.refill(j)
@@ -426,7 +426,7 @@ func (m *Mercator) Hold(key string, until time.Time) {
 		return
 	}
 	kh, u := keyHash(key), until.UnixNano()
-	if j, ok := m.table[kh]; ok {
+	if j, ok := m.table.get(kh); ok {
 		if b := &m.back[j]; b.te < u {
 			b.te = u
 			if b.hidx >= 0 {
@@ -518,11 +518,11 @@ func (m *Mercator) refill(j int32) error {
 		if m.mem != nil && m.mem.Len(q) > 0 {
 			m.flen[q]--
 			kh := m.mem.headKeyHash(q)
-			if k, ok := m.table[kh]; ok {
+			if k, ok := m.table.get(kh); ok {
 				m.mem.move(q, m.f+int(k))
 				continue
 			}
-			m.table[kh] = j
+			m.table.put(kh, j)
 			m.back[j].key, m.back[j].kh = m.mem.headKey(q), kh
 			m.mem.move(q, m.f+int(j))
 			return nil
@@ -539,7 +539,7 @@ func (m *Mercator) refill(j int32) error {
 		m.flen[q]--
 		m.one[0] = v
 		kh := keyHash(v.Key)
-		if k, ok := m.table[kh]; ok {
+		if k, ok := m.table.get(kh); ok {
 			err = m.store.Push(m.f+int(k), m.one[:]...)
 			m.one[0] = URL{}
 			if err != nil {
@@ -547,7 +547,7 @@ func (m *Mercator) refill(j int32) error {
 			}
 			continue
 		}
-		m.table[kh] = j
+		m.table.put(kh, j)
 		m.back[j].key, m.back[j].kh = v.Key, kh
 		err = m.store.Push(m.f+int(j), m.one[:]...)
 		m.one[0] = URL{}
@@ -618,7 +618,7 @@ func (m *Mercator) Stats() Stats {
 	s.Queued = m.queued
 	s.Leased = m.leased
 	s.Waiting = m.store.Deferred()
-	s.Keys = len(m.table)
+	s.Keys = m.table.len()
 	return s
 }
 
