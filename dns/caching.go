@@ -382,8 +382,8 @@ func (c *Caching) lookupType(ctx context.Context, name, fqdn string, qtype uint1
 // on at once while there are nameservers not yet tried; after that it
 // sits out its wait Timeout×Backoff^i first, so that one server is asked
 // again only after growing pauses. Truncated UDP answers are asked again
-// over TCP. Each query first waits for a place in its server's window
-// (Options.MaxInFlight).
+// over TCP. The first query to each server waits for a place in its
+// window (Options.MaxInFlight).
 func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16) (*mdns.Msg, string, *Error) {
 	x := &exchange{c: c, ctx: ctx, name: name,
 		results: make(chan udpResult, c.opts.Attempts),
@@ -399,8 +399,13 @@ func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16)
 	n := len(c.udp)
 	for i := range c.opts.Attempts {
 		u := c.udp[i%n]
-		if out, done := x.acquire(u, i > 0); done {
-			return out.msg, out.server, out.err
+		// The lookup's first query to a server waits for a place in
+		// its window; a retransmission goes when its timeout says.
+		first := i < n
+		if first {
+			if out, done := x.acquire(u); done {
+				return out.msg, out.server, out.err
+			}
 		}
 		q := new(mdns.Msg)
 		q.SetQuestion(fqdn, qtype)
@@ -409,7 +414,7 @@ func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16)
 		if i > 0 {
 			c.stats.retries.Add(1)
 		}
-		id, w, rto, err := u.start(q, i, x.results)
+		id, w, rto, err := u.start(q, i, x.results, first)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
 				return nil, u.server, c.stopped(name, u.server)
@@ -428,7 +433,7 @@ func (c *Caching) exchange(ctx context.Context, name, fqdn string, qtype uint16)
 	}
 	// Every attempt is out: an answer to any of them may still come.
 	for x.open > 0 {
-		if ev, _, out := x.wait(x.last.Server, time.Time{}, nil); ev == evDone {
+		if ev, _, out := x.wait(x.last.Server, time.Time{}, nil, nil); ev == evDone {
 			return out.msg, out.server, out.err
 		}
 	}
@@ -487,11 +492,12 @@ func (x *exchange) forget() {
 }
 
 // wait waits for one event: a result, the time until (none if zero), the
-// channel signal (none if nil), the end of the schedule or of ctx. For
+// channel signal or a place in a window (either may be nil: none), the
+// end of the schedule or of ctx. For
 // evFailure it returns the attempt that failed, for evDone the outcome;
 // server is the one an error names when no query's server is to blame.
 // One timer serves every wait of the exchange.
-func (x *exchange) wait(server string, until time.Time, signal <-chan struct{}) (event, int, outcome) {
+func (x *exchange) wait(server string, until time.Time, signal <-chan struct{}, place chan<- struct{}) (event, int, outcome) {
 	at := x.final
 	if !until.IsZero() && until.Before(at) {
 		at = until
@@ -530,6 +536,8 @@ func (x *exchange) wait(server string, until time.Time, signal <-chan struct{}) 
 		}
 		return evDone, 0, outcome{server: x.last.Server, err: x.last}
 	case <-signal:
+		return evSignal, 0, outcome{}
+	case place <- struct{}{}:
 		return evSignal, 0, outcome{}
 	case <-x.ctx.Done():
 		return evDone, 0, outcome{server: server, err: x.c.stopped(x.name, server)}
@@ -582,22 +590,18 @@ func (x *exchange) take(r udpResult) (*mdns.Msg, string, *Error) {
 	return nil, u.server, &Error{Name: x.name, Kind: kind, Server: u.server, Err: err}
 }
 
-// acquire waits for a place in u's window (for a retransmission if
-// retry), taking results meanwhile.
-func (x *exchange) acquire(u *udpConn, retry bool) (outcome, bool) {
-	s, err := u.acquire(retry)
-	if err != nil {
-		return outcome{server: u.server, err: x.c.stopped(x.name, u.server)}, true
-	}
-	if s == nil {
+// acquire waits for a place in u's window, taking results meanwhile.
+func (x *exchange) acquire(u *udpConn) (outcome, bool) {
+	select {
+	case u.places() <- struct{}{}:
 		return outcome{}, false
+	default:
 	}
 	for {
-		switch ev, _, out := x.wait(u.server, time.Time{}, s.ready); ev {
+		switch ev, _, out := x.wait(u.server, time.Time{}, nil, u.places()); ev {
 		case evSignal:
 			return outcome{}, false
 		case evDone:
-			u.cancelSlot(s)
 			return out, true
 		}
 	}
@@ -620,7 +624,7 @@ func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 		if holding && hold.Before(until) {
 			until = hold
 		}
-		ev, failed, out := x.wait(s.u.server, until, rto.drop)
+		ev, failed, out := x.wait(s.u.server, until, rto.drop, nil)
 		switch {
 		case ev == evDone:
 			return out, true
@@ -660,7 +664,7 @@ func (x *exchange) pause(i int, start time.Time) (outcome, bool) {
 		return outcome{}, false
 	}
 	for {
-		switch ev, _, out := x.wait(x.last.Server, until, nil); ev {
+		switch ev, _, out := x.wait(x.last.Server, until, nil, nil); ev {
 		case evTick:
 			return outcome{}, false
 		case evDone:

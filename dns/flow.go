@@ -12,20 +12,29 @@ import "time"
 // timeout. Two mechanisms, both per nameserver, keep that from happening
 // and recover quickly when a server drops queries anyway:
 //
-//   - A window bounds the queries that may still sit in the server's
-//     receive queue: those sent less than windowHold ago (or their
-//     attempt's wait, if shorter) and not answered yet. It starts at
-//     initialWindow and grows by one with each answer up to
+//   - A window bounds the first attempts that may still sit in the
+//     server's receive queue: those sent less than windowHold ago (or
+//     their attempt's wait, if shorter) and not answered yet. It starts
+//     at initialWindow and grows by one with each answer up to
 //     Options.MaxInFlight (TCP's slow start), so that the first burst
 //     goes out at the pace answers come back. Queries beyond it wait, in
-//     order, for a place; retransmissions go before first attempts, so
-//     that a lost query is not asked again only after the whole burst.
-//     A query that takes long to answer (a slow name, a lost packet)
-//     gives its place up after windowHold: slow names delay others by
-//     at most that, and a burst of them is paced like any other. The
-//     window never shrinks: on a loaded machine most timeouts are
-//     answers that come late, not losses, and halving the window on
-//     each (as TCP does) starved the waiting lookups for seconds.
+//     order. A query that takes long to answer (a slow name, a lost
+//     packet) gives its place up after windowHold: slow names delay
+//     others by at most that, and a burst of them is paced like any
+//     other. Retransmissions do not wait: they go out when their
+//     lookup's own timeout says, spread in time like the queries they
+//     repeat. The window never shrinks: on a loaded machine most
+//     timeouts are answers that come late, not losses, and halving the
+//     window on each (as TCP does) starved the waiting lookups for
+//     seconds.
+//
+//     The window is a buffered channel, a place being a value in it:
+//     a query waiting for a place is parked by the runtime and handed
+//     the place directly when one frees. A mutex-guarded queue made
+//     every query take the socket's lock once more, and on a starved
+//     machine (load 12 on 2 cores) hundreds of goroutines then queued on
+//     that lock, the answers' reader among them, for seconds.
+//
 //   - The retransmission timeout is adaptive (RFC 6298, as unbound keeps
 //     one per server): a smoothed round-trip time and its variation give
 //     RTO = SRTT + 4·RTTVAR, clamped to [Options.MinTimeout,
@@ -34,7 +43,7 @@ import "time"
 //     are told (rtoDrop), so that a query sent before the first answer
 //     does not wait out the initial timeout.
 //
-// All fields are guarded by udpConn.mu.
+// The fields but sem are guarded by udpConn.mu.
 type flow struct {
 	minRTO, maxRTO time.Duration
 	srtt, rttvar   time.Duration
@@ -43,11 +52,11 @@ type flow struct {
 	announced      time.Duration // the RTO waiters were last told of
 	drop           chan struct{} // closed when rto falls to announced/2
 
-	maxWnd   int
-	cwnd     int
-	inflight int
-	retries  fifo // slots of retransmissions, served first
-	firsts   fifo // slots of first attempts
+	// sem holds a value for each place taken: by a query, or reserved
+	// until slow start opens it. A query takes a place by sending to it
+	// and frees one by receiving from it.
+	sem      chan struct{}
+	reserved int
 }
 
 // initialWindow is the window of a new nameserver: the queries sent
@@ -58,20 +67,18 @@ const initialWindow = 32
 // an answer. A server that keeps up has read it by then.
 const windowHold = 100 * time.Millisecond
 
-// slot is a place in the window asked for by a query about to be sent.
-type slot struct {
-	ready   chan struct{} // closed when granted
-	granted bool
-	gone    bool // the asker gave up before the grant
-}
-
 func newFlow(minRTO, maxRTO time.Duration, maxWnd int) flow {
 	minRTO = min(minRTO, maxRTO)
-	return flow{
+	f := flow{
 		minRTO: minRTO, maxRTO: maxRTO, rto: maxRTO, announced: maxRTO,
-		drop:   make(chan struct{}),
-		maxWnd: maxWnd, cwnd: min(initialWindow, maxWnd),
+		drop:     make(chan struct{}),
+		sem:      make(chan struct{}, maxWnd),
+		reserved: maxWnd - min(initialWindow, maxWnd),
 	}
+	for range f.reserved {
+		f.sem <- struct{}{}
+	}
+	return f
 }
 
 // sample feeds one round-trip time into the estimator (RFC 6298 §2).
@@ -101,88 +108,11 @@ func (f *flow) sample(r time.Duration) {
 	}
 }
 
-// take asks for a place in the window for a query, a retransmission if
-// retry: nil if one was free (it is taken), else a slot whose ready
-// channel is closed when it is granted.
-func (f *flow) take(retry bool) *slot {
-	if f.retries.empty() && f.firsts.empty() && f.inflight < f.cwnd {
-		f.inflight++
-		return nil
-	}
-	s := &slot{ready: make(chan struct{})}
-	if retry {
-		f.retries.push(s)
-	} else {
-		f.firsts.push(s)
-	}
-	return s
-}
-
-// cancel gives up a slot asked for with take: a granted place is freed.
-func (f *flow) cancel(s *slot) {
-	if s.granted {
-		f.release()
-		return
-	}
-	s.gone = true
-}
-
-// release frees a place: the query was answered, forgotten, or has
-// waited windowHold.
-func (f *flow) release() {
-	f.inflight--
-	f.grant()
-}
-
-// answered widens the window after an answer.
+// answered widens the window after an answer, while places are reserved.
+// It never blocks: sem holds at least the reserved values.
 func (f *flow) answered() {
-	f.cwnd = min(f.cwnd+1, f.maxWnd)
-	f.grant()
-}
-
-// grant hands free places to waiting slots: retransmissions first, each
-// kind oldest first.
-func (f *flow) grant() {
-	for f.inflight < f.cwnd {
-		s := f.retries.pop()
-		if s == nil {
-			s = f.firsts.pop()
-		}
-		if s == nil {
-			return
-		}
-		s.granted = true
-		f.inflight++
-		close(s.ready)
+	if f.reserved > 0 {
+		f.reserved--
+		<-f.sem
 	}
-}
-
-// fifo is a queue of slots.
-type fifo struct {
-	q    []*slot
-	head int // q[head:] wait
-}
-
-func (q *fifo) empty() bool { return q.head == len(q.q) }
-
-func (q *fifo) push(s *slot) { q.q = append(q.q, s) }
-
-// pop removes and returns the oldest slot not given up, or nil.
-func (q *fifo) pop() *slot {
-	for q.head < len(q.q) {
-		s := q.q[q.head]
-		q.q[q.head] = nil
-		q.head++
-		if q.head == len(q.q) {
-			q.q, q.head = q.q[:0], 0
-		} else if q.head > 1024 && q.head > len(q.q)/2 {
-			n := copy(q.q, q.q[q.head:])
-			clear(q.q[n:])
-			q.q, q.head = q.q[:n], 0
-		}
-		if !s.gone {
-			return s
-		}
-	}
-	return nil
 }

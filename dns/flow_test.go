@@ -53,42 +53,38 @@ func TestRTO(t *testing.T) {
 }
 
 // TestWindow checks the window: initialWindow places at first, one more
-// per answer up to the maximum, retransmissions served before first
-// attempts, slots given up skipped.
+// per answer up to the maximum.
 func TestWindow(t *testing.T) {
-	f := newFlow(time.Millisecond, time.Second, initialWindow+2)
-	for i := range initialWindow {
-		if s := f.take(false); s != nil {
-			t.Fatalf("query %d waits with %d in flight", i, f.inflight)
+	const maxWnd = initialWindow + 2
+	f := newFlow(time.Millisecond, time.Second, maxWnd)
+	take := func() bool {
+		select {
+		case f.sem <- struct{}{}:
+			return true
+		default:
+			return false
 		}
 	}
-	first := f.take(false)
-	gone := f.take(true)
-	retry := f.take(true)
-	if first == nil || retry == nil || gone == nil {
+	for i := range initialWindow {
+		if !take() {
+			t.Fatalf("query %d waits with %d places taken", i, i)
+		}
+	}
+	if take() {
 		t.Fatal("a full window let a query through")
 	}
-	f.cancel(gone)
-	f.release() // a query gave its place up: the retransmission goes first
-	if !closed(retry.ready) || closed(first.ready) || closed(gone.ready) {
-		t.Fatalf("after one release: retry %v, first %v, given up %v; want only the retry",
-			closed(retry.ready), closed(first.ready), closed(gone.ready))
+	<-f.sem // a query gave its place up
+	if !take() || take() {
+		t.Fatal("a freed place was not taken exactly once")
 	}
 	f.answered() // one more place
-	if !closed(first.ready) || f.inflight != initialWindow+1 {
-		t.Fatalf("after an answer: first attempt let through %v, %d in flight", closed(first.ready), f.inflight)
+	if !take() || take() {
+		t.Fatal("an answer did not open exactly one place")
 	}
 	for range 10 {
 		f.answered()
 	}
-	if f.cwnd != initialWindow+2 {
-		t.Errorf("window %d, want capped at %d", f.cwnd, initialWindow+2)
-	}
-	f.cancel(retry) // granted: its place is freed
-	if f.inflight != initialWindow {
-		t.Errorf("%d in flight after a granted slot was given up, want %d", f.inflight, initialWindow)
-	}
-	if !f.retries.empty() || !f.firsts.empty() {
-		t.Error("queues not empty")
+	if !take() || take() || f.reserved != 0 || len(f.sem) != maxWnd {
+		t.Errorf("window not capped at %d: %d places, %d reserved", maxWnd, len(f.sem), f.reserved)
 	}
 }

@@ -63,13 +63,14 @@ type Options struct {
 	MaxTimeout time.Duration
 
 	// MaxInFlight bounds the UDP queries to one nameserver that are
-	// awaiting an answer at once; further queries wait their turn,
-	// retransmissions first. The window starts at 32 and grows by one
-	// with each answer up to MaxInFlight, as TCP's slow start does, so
-	// that a burst of new names goes out at the pace answers come back
-	// instead of overflowing the server's receive queue (a stock Linux
-	// kernel's holds about 512 small datagrams). A query counts until its
-	// answer comes or its wait runs out. Default 256.
+	// awaiting an answer at once; further queries wait their turn. The
+	// window starts at 32 and grows by one with each answer up to
+	// MaxInFlight, as TCP's slow start does, so that a burst of new names
+	// goes out at the pace answers come back instead of overflowing the
+	// server's receive queue (a stock Linux kernel's holds about 512
+	// small datagrams). A query counts until its answer comes, for at
+	// most 100 ms (so that slow names hold no other back for longer);
+	// retransmissions do not count. Default 256.
 	MaxInFlight int
 
 	// MinTTL and MaxTTL clamp the time an answer is cached, whatever the

@@ -117,40 +117,28 @@ func dialUDP(server string, bufLen int, fl flow) (*udpConn, error) {
 	return u, nil
 }
 
-// acquire asks for a place in the window for a query about to be sent, a
-// retransmission if retry: nil if it was free (and is now taken), else a
-// slot to wait on (then start, or cancelSlot to give up). It fails only
-// after close.
-func (u *udpConn) acquire(retry bool) (*slot, error) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.closed {
-		return nil, ErrClosed
-	}
-	return u.flow.take(retry), nil
-}
-
-// cancelSlot gives up a slot returned by acquire, granted or not.
-func (u *udpConn) cancelSlot(s *slot) {
-	u.mu.Lock()
-	u.flow.cancel(s)
-	u.mu.Unlock()
-}
+// places returns the channel a query sends to to take a place in the
+// window, and receives from (release) to free it. It may block; while it
+// does, the query may give up.
+func (u *udpConn) places() chan struct{} { return u.flow.sem }
 
 // start sends q (its ID is set here) as attempt number attempt of a
 // lookup; the response, or an error that fails every query of the socket,
-// is sent on ch, which needs room for it. The caller holds a place in the
-// window (acquire), which the query takes over: an answer, release, forget
-// or a failure frees it. The query stays registered, and its answer
-// welcome, until forget. start returns the server's retransmission
+// is sent on ch, which needs room for it. If slot, the caller holds a
+// place in the window (places), which the query takes over: an answer,
+// release, forget or a failure frees it. The query stays registered, and
+// its answer welcome, until forget. start returns the server's retransmission
 // timeout as the query left.
-func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *waiter, rtoState, error) {
+func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult, slot bool) (uint16, *waiter, rtoState, error) {
 	w := &waiter{name: q.Question[0].Name, qtype: q.Question[0].Qtype, attempt: attempt, ch: ch}
 	u.mu.Lock()
 	if u.closed || len(u.pending) >= maxPending {
-		u.flow.release()
+		closed := u.closed
 		u.mu.Unlock()
-		if u.closed {
+		if slot {
+			<-u.flow.sem
+		}
+		if closed {
 			return 0, nil, rtoState{}, ErrClosed
 		}
 		return 0, nil, rtoState{}, errBusy
@@ -160,7 +148,7 @@ func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *w
 		id = uint16(rand.Uint32())
 	}
 	u.pending[id] = w
-	w.slot, w.sent = true, time.Now()
+	w.slot, w.sent = slot, time.Now()
 	rto := rtoState{u.flow.rto, u.flow.drop}
 	u.mu.Unlock()
 
@@ -179,11 +167,12 @@ func (u *udpConn) start(q *mdns.Msg, attempt int, ch chan udpResult) (uint16, *w
 // is still taken.
 func (u *udpConn) release(w *waiter) {
 	u.mu.Lock()
-	if w.slot {
-		w.slot = false
-		u.flow.release()
-	}
+	held := w.slot
+	w.slot = false
 	u.mu.Unlock()
+	if held {
+		<-u.flow.sem
+	}
 }
 
 // rtoState is a nameserver's retransmission timeout and the channel
@@ -205,20 +194,13 @@ func (u *udpConn) rto() rtoState {
 // (then it returns context.DeadlineExceeded) or until ctx is done: one
 // query on its own, without retries. It is safe for concurrent use.
 func (u *udpConn) exchange(ctx context.Context, q *mdns.Msg, wait time.Duration) (*mdns.Msg, error) {
-	s, err := u.acquire(false)
-	if err != nil {
-		return nil, err
-	}
-	if s != nil {
-		select {
-		case <-s.ready:
-		case <-ctx.Done():
-			u.cancelSlot(s)
-			return nil, ctx.Err()
-		}
+	select {
+	case u.places() <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	ch := make(chan udpResult, 1)
-	id, w, _, err := u.start(q, 0, ch)
+	id, w, _, err := u.start(q, 0, ch, true)
 	if err != nil {
 		return nil, err
 	}
@@ -285,11 +267,12 @@ func (u *udpConn) forget(id uint16, w *waiter) {
 	if u.pending[id] == w {
 		delete(u.pending, id)
 	}
-	if w.slot {
-		w.slot = false
-		u.flow.release()
-	}
+	held := w.slot
+	w.slot = false
 	u.mu.Unlock()
+	if held {
+		<-u.flow.sem
+	}
 }
 
 // read is the socket's reader goroutine; it reads answers in batches
@@ -357,12 +340,13 @@ func (u *udpConn) deliver(p []byte) {
 	if !w.sent.IsZero() {
 		u.flow.sample(time.Since(w.sent))
 	}
-	if w.slot {
-		w.slot = false
-		u.flow.inflight--
-	}
+	held := w.slot
+	w.slot = false
 	u.flow.answered()
 	u.mu.Unlock()
+	if held {
+		<-u.flow.sem
+	}
 	w.ch <- res
 }
 
@@ -373,20 +357,18 @@ func (u *udpConn) failAll(err error) {
 		delete(u.pending, id)
 		if w.slot {
 			w.slot = false
-			u.flow.release()
+			<-u.flow.sem // never blocks: w's value is in it
 		}
 		w.ch <- udpResult{err: err, attempt: w.attempt}
 	}
 }
 
 // close closes the socket and waits for the reader to return; waiters get
-// ErrClosed, and so do queries waiting for a place in the window once they
-// are let through.
+// ErrClosed. Queries waiting for a place in the window wait on; their
+// lookups end with the resolver's context.
 func (u *udpConn) close() {
 	u.mu.Lock()
 	u.closed = true
-	u.flow.cwnd = maxPending // let every waiting slot through
-	u.flow.grant()
 	u.mu.Unlock()
 	u.conn.Close()
 	<-u.done
