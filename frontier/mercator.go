@@ -22,6 +22,12 @@ type Options struct {
 	Workers int
 	// BackQueues is B (Mercator only). Default 3 × Workers, Mercator's rule.
 	BackQueues int
+	// HostOrder is how Mercator chooses among hosts (Mercator only): which
+	// of the hosts that may be contacted gets the next worker, where the
+	// URLs of a host being crawled wait, and whether a host waiting out its
+	// gap keeps its back queue. Default MostWork; EarliestContact is the
+	// book's order.
+	HostOrder HostOrder
 	// Prioritizer maps an added URL to a front queue (Mercator only).
 	// Default Depth{} (breadth first).
 	Prioritizer Prioritizer
@@ -58,6 +64,9 @@ func (o *Options) ensureDefaults() {
 	if o.BackQueues <= 0 {
 		o.BackQueues = 3 * o.Workers
 	}
+	if o.HostOrder != EarliestContact {
+		o.HostOrder = MostWork
+	}
 	if o.Prioritizer == nil {
 		o.Prioritizer = Depth{}
 	}
@@ -83,12 +92,21 @@ func (o *Options) ensureDefaults() {
 }
 
 // backQ is one back queue: the host it serves, the earliest time te it may
-// be contacted again, its position in the heap and its outstanding lease.
+// be contacted again, its place in the heaps and its outstanding lease,
+// and what the ready heap ranks it by: how many URLs it holds and the
+// highest priority among them.
 type backQ struct {
 	key   string
 	kh    uint64 // keyHash(key)
 	te    int64
-	hidx  int32 // index in heap, -1 when absent
+	hidx  int32 // index in m.wait or m.ready (see ready), -1 when in neither
+	ready bool  // hidx is in m.ready
+	// fresh is set while the key has not been leased since it got this
+	// queue and had no remembered te then: most likely never contacted,
+	// so its first lease fetches robots.txt and shows how big it is.
+	fresh bool
+	n     int32 // URLs queued for the key: the back queue plus again
+	top   int32 // highest Priority among them, -1 when n is 0
 	lease *Lease
 	// again is a URL handed back with Result.Requeue: it comes out
 	// before the rest of the queue, as if never taken.
@@ -101,24 +119,36 @@ type backQ struct {
 // holding the URLs of one host, the host → back queue table T (Figure
 // 20.4) and a heap of back queues keyed by the earliest contact time te.
 //
-// Next takes the heap root, waits until its te and leases the head URL of
-// its back queue; the queue leaves the heap until Done, so one key has at
-// most one lease. Done puts it back with te = now + Politeness.Gap; if the
-// back queue is empty it is refilled from the front queues exactly as the
-// book says: a front URL whose host already has a back queue is appended
-// there and the refill goes on until a URL of a new host fills the empty
-// queue. Two departures, both needed once the front queues can run dry: a
-// back queue left empty waits idle and is refilled by the next Add, and a
-// host that leaves the back queues keeps its te in a small table so it is
-// not contacted early when it comes back. The table T is keyed by a
-// 64-bit hash of the key (two keys with the same hash would share a back
-// queue: still polite, only slower for them).
+// The heap is split in two: a wait heap of the back queues whose te lies
+// ahead, by te, and a ready heap of those that may be contacted now,
+// ordered by Options.HostOrder (with MostWork, the default: highest
+// priority held, then never contacted, then most URLs queued). Next moves
+// the queues whose te has come from the wait heap to the ready heap,
+// takes the ready root, or waits for the wait root's te, and leases the
+// head URL of its back queue; the queue leaves the heaps until Done, so
+// one key has at most one lease. Done puts it back with te = now +
+// Politeness.Gap; if the back queue is empty it is refilled from the front
+// queues exactly as the book says: a front URL whose host already has a
+// back queue is appended there and the refill goes on until a URL of a new
+// host fills the empty queue. Two departures, both needed once the front
+// queues can run dry: a back queue left empty waits idle and is refilled
+// by the next Add, and a host that leaves the back queues keeps its te in
+// a small table so it is not contacted early when it comes back. MostWork
+// adds two more (see HostOrder): an added URL whose host has a back queue
+// joins it at once, and a host with few URLs gives its queue up while it
+// waits out its gap if other hosts wait for one. The table T is keyed by
+// a 64-bit hash of the key (two keys with the same hash would share a
+// back queue: still polite, only slower for them).
 //
-// Costs: Add O(1) plus the prioritizer; Next and Done O(log B) plus the
-// refill, which moves URLs of hosts already in the back queues and is O(1)
-// amortized per URL. With the default store a queued URL costs its URL
-// string plus about 88 bytes (plus its Key if that is not a substring of
-// URL). Safe for concurrent use.
+// Costs: Add O(1) plus the prioritizer (O(log B) when the URL joins a
+// back queue in the ready heap); Next and Done O(log B) plus the refill,
+// which moves URLs of hosts already in the back queues and is O(1)
+// amortized per URL, and with MostWork a Done may move up to 64 URLs back
+// to the front queues; a lease that takes a queue's last URL of its
+// highest priority costs O(F). No allocation but the Lease. With the
+// default store a queued URL costs its URL string plus about 88 bytes
+// (plus its Key if that is not a substring of URL); each back queue
+// costs 4F bytes of counters. Safe for concurrent use.
 type Mercator struct {
 	mu      sync.Mutex
 	o       Options
@@ -128,9 +158,13 @@ type Mercator struct {
 	clock   Clock
 	rng     *rand.Rand
 	back    []backQ
+	lv      []int32   // lv[j*f+p]: URLs of priority p queued for back queue j
 	flen    []int     // length of each front queue, mirrored to spare Store calls
+	nfront  int       // sum of flen
+	work    bool      // HostOrder is MostWork
 	table   hostTable // T, by keyHash: refill reads no key bytes
-	heap    []int32
+	wait    []int32   // heap of back queues by te, te > now when pushed
+	ready   []int32   // heap of back queues that may be contacted, by rank
 	idle    []int32
 	retired map[uint64]int64
 	sweepAt int
@@ -167,14 +201,18 @@ func NewMercator(opts *Options) (*Mercator, error) {
 		o: o, f: o.FrontQueues, b: o.BackQueues, store: o.Store, clock: o.Clock,
 		rng:     rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
 		back:    make([]backQ, o.BackQueues),
+		lv:      make([]int32, o.BackQueues*o.FrontQueues),
 		flen:    make([]int, o.FrontQueues),
 		table:   newHostTable(o.BackQueues),
+		wait:    make([]int32, 0, o.BackQueues),
+		ready:   make([]int32, 0, o.BackQueues),
 		retired: make(map[uint64]int64),
 		sweepAt: 1024,
+		work:    o.HostOrder == MostWork,
 	}
 	m.mem, _ = m.store.(*MemStore)
 	for j := m.b - 1; j >= 0; j-- {
-		m.back[j].hidx = -1
+		m.back[j].hidx, m.back[j].top = -1, -1
 		m.idle = append(m.idle, int32(j))
 	}
 	// Take over a reopened store: everything beyond the front queues goes
@@ -202,6 +240,7 @@ func NewMercator(opts *Options) (*Mercator, error) {
 	}
 	for q := range m.flen {
 		m.flen[q] = m.store.Len(q)
+		m.nfront += m.flen[q]
 	}
 	if err := m.fillIdle(m.clock.Now()); err != nil {
 		return nil, &Error{Op: "open", Err: err}
@@ -245,10 +284,27 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 			continue
 		}
 		u.Priority = m.clamp(m.o.Prioritizer.Priority(u, m.f))
-		if err := m.store.Push(u.Priority, m.one[:]...); err != nil {
+		q, kh := u.Priority, keyHash(u.Key)
+		j, ok := m.table.get(kh)
+		if ok = ok && m.work; ok {
+			// MostWork: the key has a back queue, and the URL joins it at
+			// once, where the book's refill would move it later, so that
+			// a host being crawled does not run dry and lose its queue
+			// while its own links wait in the front queues.
+			q = m.f + int(j)
+		}
+		if m.mem != nil {
+			m.mem.pushHashed(q, u, kh)
+		} else if err := m.store.Push(q, m.one[:]...); err != nil {
 			return &Error{Op: "add", URL: u.URL, Err: err}
 		}
+		if ok {
+			m.count(j, u.Priority)
+			m.queued++
+			continue
+		}
 		m.flen[u.Priority]++
+		m.nfront++
 		m.queued++
 	}
 	m.one[0] = URL{}
@@ -280,49 +336,55 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 	if err := m.releaseDue(now); err != nil {
 		return nil, time.Time{}, &Error{Op: "next", Err: err}
 	}
-	var ready time.Time
-	if len(m.heap) > 0 {
-		j := m.heap[0]
+	n := now.UnixNano()
+	m.promote(n)
+	if len(m.ready) > 0 {
+		j := m.ready[0]
 		b := &m.back[j]
-		if b.te <= now.UnixNano() && b.hasAgain {
-			m.heapPop()
+		if b.hasAgain {
+			m.heapPop(&m.ready, true)
 			l := &Lease{URL: b.again, Time: now, q: j, owner: m}
+			m.uncount(j, b.again.Priority)
 			b.again, b.hasAgain = URL{}, false
-			b.lease = l
-			m.queued--
-			m.leased++
-			m.stats.Leases++
-			return l, time.Time{}, nil
+			return m.lease(b, l), time.Time{}, nil
 		}
-		if b.te <= now.UnixNano() {
-			u, ok, err := m.store.Pop(m.f + int(j))
-			if err != nil {
-				// j stays in the heap: the next call tries again.
-				return nil, time.Time{}, &Error{Op: "next", Err: err}
-			}
-			m.heapPop()
-			if !ok {
-				// Cannot happen with a correct Store (a queue in the heap
-				// is never empty); if a Store lost URLs, retire the queue
-				// rather than stall on it.
-				m.table.del(b.kh)
-				b.key, b.kh = "", 0
-				m.idle = append(m.idle, j)
-				return m.poll()
-			}
-			l := &Lease{URL: u, Time: now, q: j, owner: m}
-			b.lease = l
-			m.queued--
-			m.leased++
-			m.stats.Leases++
-			return l, time.Time{}, nil
+		u, ok, err := m.store.Pop(m.f + int(j))
+		if err != nil {
+			// j stays in the heap: the next call tries again.
+			return nil, time.Time{}, &Error{Op: "next", Err: err}
 		}
-		ready = time.Unix(0, b.te)
+		m.heapPop(&m.ready, true)
+		if !ok {
+			// Cannot happen with a correct Store (a queue in the heap
+			// is never empty); if a Store lost URLs, retire the queue
+			// rather than stall on it.
+			m.clearCounts(j)
+			m.table.del(b.kh)
+			b.key, b.kh = "", 0
+			m.idle = append(m.idle, j)
+			return m.poll()
+		}
+		m.uncount(j, u.Priority)
+		return m.lease(b, &Lease{URL: u, Time: now, q: j, owner: m}), time.Time{}, nil
+	}
+	var ready time.Time
+	if len(m.wait) > 0 {
+		ready = time.Unix(0, m.back[m.wait[0]].te)
 	}
 	if d, ok := m.store.NextDue(); ok && (ready.IsZero() || d.Before(ready)) {
 		ready = d
 	}
 	return nil, ready, nil
+}
+
+// lease records l, the lease of back queue b, as handed out.
+func (m *Mercator) lease(b *backQ, l *Lease) *Lease {
+	b.lease = l
+	b.fresh = false
+	m.queued--
+	m.leased++
+	m.stats.Leases++
+	return l
 }
 
 // releaseDue moves revisits that became due into the front queues.
@@ -344,6 +406,7 @@ func (m *Mercator) releaseDue(now time.Time) error {
 				return err
 			}
 			m.flen[u.Priority]++
+			m.nfront++
 			m.queued++
 		}
 		clear(m.dueBuf)
@@ -380,6 +443,8 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 		// Back to the head of the key's own back queue: the key keeps its
 		// place in T and goes back into the heap at te below.
 		b.again, b.hasAgain = l.URL, true
+		b.again.Priority = m.clamp(b.again.Priority)
+		m.count(j, b.again.Priority)
 		m.queued++
 	} else if !r.Revisit.IsZero() {
 		m.one[0] = Revisit(l.URL, r, now)
@@ -391,9 +456,14 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	// The later of the gap and a time the key was held to (Hold during
 	// the lease) wins.
 	te = max(te, b.te)
+	if m.work && te > now.UnixNano() && !b.hasAgain {
+		if err := m.release(j); err != nil {
+			derr = errors.Join(derr, &Error{Op: "done", Err: err})
+		}
+	}
 	if b.hasAgain || m.store.Len(m.f+int(j)) > 0 {
 		b.te = te
-		m.heapPush(j)
+		m.schedule(j, now.UnixNano())
 		return derr
 	}
 	// The back queue is empty: its host leaves T, and the queue is refilled
@@ -401,6 +471,7 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	m.table.del(b.kh)
 	m.retire(b.kh, te, now)
 	b.key, b.kh = "", 0
+	m.clearCounts(j)
 	err := m.refill(j)
 	// Even when the refill failed, j must end up in the heap or idle, or
 	// it would be lost to the crawl.
@@ -429,8 +500,13 @@ func (m *Mercator) Hold(key string, until time.Time) {
 	if j, ok := m.table.get(kh); ok {
 		if b := &m.back[j]; b.te < u {
 			b.te = u
-			if b.hidx >= 0 {
-				m.down(int(b.hidx), len(m.heap))
+			switch {
+			case b.hidx < 0: // leased: Done keeps the later te
+			case b.ready:
+				m.heapRemove(&m.ready, true, int(b.hidx))
+				m.schedule(j, m.clock.Now().UnixNano())
+			default:
+				m.down(m.wait, false, int(b.hidx), len(m.wait))
 			}
 		}
 		return
@@ -516,15 +592,19 @@ func (m *Mercator) refill(j int32) error {
 			return nil
 		}
 		if m.mem != nil && m.mem.Len(q) > 0 {
+			// Front queue q holds URLs of priority q.
 			m.flen[q]--
+			m.nfront--
 			kh := m.mem.headKeyHash(q)
 			if k, ok := m.table.get(kh); ok {
 				m.mem.move(q, m.f+int(k))
+				m.count(k, q)
 				continue
 			}
 			m.table.put(kh, j)
 			m.back[j].key, m.back[j].kh = m.mem.headKey(q), kh
 			m.mem.move(q, m.f+int(j))
+			m.count(j, q)
 			return nil
 		}
 		v, ok, err := m.store.Pop(q)
@@ -533,24 +613,31 @@ func (m *Mercator) refill(j int32) error {
 		}
 		if !ok {
 			// The store disagrees with flen; trust the store.
+			m.nfront -= m.flen[q]
 			m.flen[q] = 0
 			continue
 		}
 		m.flen[q]--
+		m.nfront--
 		m.one[0] = v
 		kh := keyHash(v.Key)
+		p := m.clamp(v.Priority)
 		if k, ok := m.table.get(kh); ok {
 			err = m.store.Push(m.f+int(k), m.one[:]...)
 			m.one[0] = URL{}
 			if err != nil {
 				return err
 			}
+			m.count(k, p)
 			continue
 		}
 		m.table.put(kh, j)
 		m.back[j].key, m.back[j].kh = v.Key, kh
 		err = m.store.Push(m.f+int(j), m.one[:]...)
 		m.one[0] = URL{}
+		if err == nil {
+			m.count(j, p)
+		}
 		return err
 	}
 }
@@ -559,14 +646,15 @@ func (m *Mercator) refill(j int32) error {
 // later of now and its host's remembered te.
 func (m *Mercator) activate(j int32, now time.Time) {
 	b := &m.back[j]
-	b.te = now.UnixNano()
+	n := now.UnixNano()
+	b.te, b.fresh = n, true
 	if len(m.retired) > 0 {
 		if t, ok := m.retired[b.kh]; ok {
-			b.te = max(b.te, t)
+			b.te, b.fresh = max(b.te, t), false
 			delete(m.retired, b.kh)
 		}
 	}
-	m.heapPush(j)
+	m.schedule(j, n)
 }
 
 // fillIdle refills idle back queues while the front queues hold URLs.
@@ -591,8 +679,11 @@ func (m *Mercator) fillIdle(now time.Time) error {
 // te or the earliest revisit, math.MaxInt64 when there is neither.
 func (m *Mercator) readyAt() int64 {
 	r := int64(math.MaxInt64)
-	if len(m.heap) > 0 {
-		r = m.back[m.heap[0]].te
+	if len(m.ready) > 0 {
+		r = m.back[m.ready[0]].te
+	}
+	if len(m.wait) > 0 {
+		r = min(r, m.back[m.wait[0]].te)
 	}
 	if d, ok := m.store.NextDue(); ok {
 		r = min(r, d.UnixNano())
@@ -675,63 +766,6 @@ func (m *Mercator) Close() error {
 	}
 	m.one[0] = URL{}
 	return errors.Join(err, m.store.Close())
-}
-
-// The timing heap: back queue numbers ordered by te (container/heap's
-// algorithm on a typed slice, to avoid interface boxing).
-
-func (m *Mercator) less(a, b int) bool { return m.back[m.heap[a]].te < m.back[m.heap[b]].te }
-
-func (m *Mercator) swap(a, b int) {
-	h := m.heap
-	h[a], h[b] = h[b], h[a]
-	m.back[h[a]].hidx = int32(a)
-	m.back[h[b]].hidx = int32(b)
-}
-
-func (m *Mercator) heapPush(j int32) {
-	m.heap = append(m.heap, j)
-	m.back[j].hidx = int32(len(m.heap) - 1)
-	m.up(len(m.heap) - 1)
-}
-
-func (m *Mercator) heapPop() int32 {
-	n := len(m.heap) - 1
-	m.swap(0, n)
-	m.down(0, n)
-	j := m.heap[n]
-	m.heap = m.heap[:n]
-	m.back[j].hidx = -1
-	return j
-}
-
-func (m *Mercator) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !m.less(i, p) {
-			break
-		}
-		m.swap(i, p)
-		i = p
-	}
-}
-
-func (m *Mercator) down(i, n int) {
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		c := l
-		if r := l + 1; r < n && m.less(r, l) {
-			c = r
-		}
-		if !m.less(c, i) {
-			return
-		}
-		m.swap(i, c)
-		i = c
-	}
 }
 
 // Sync implements Syncer: with a DurableStore, the queued URLs, the

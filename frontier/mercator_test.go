@@ -46,11 +46,12 @@ func poll(t *testing.T, p frontier.Poller, want string) *frontier.Lease {
 }
 
 // TestRefillByTheBook walks through the back queue refill of IIR §20.2.3
-// with B = 2: a front URL whose host has a back queue joins it, and the
-// refill goes on until a new host fills the empty queue.
+// with B = 2 in the book's host order: a front URL whose host has a back
+// queue joins it, and the refill goes on until a new host fills the empty
+// queue.
 func TestRefillByTheBook(t *testing.T) {
 	clk := frontiertest.NewFakeClock(frontiertest.Epoch)
-	m := newMercator(t, frontier.Options{BackQueues: 2, FrontQueues: 1, Clock: clk,
+	m := newMercator(t, frontier.Options{BackQueues: 2, FrontQueues: 1, Clock: clk, HostOrder: frontier.EarliestContact,
 		Politeness: frontier.Politeness{MinDelay: time.Hour, K: -1}})
 	mustAdd(t, m, "http://a.test/1", "http://a.test/2", "http://b.test/1", "http://c.test/1", "http://a.test/3")
 	// Back queue 0 took a.test; refilling queue 1 moved a/2 behind a/1

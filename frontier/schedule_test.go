@@ -299,3 +299,191 @@ func BenchmarkMakespan(b *testing.B) {
 		})
 	}
 }
+
+// leaseAll polls every lease that is ready now and reports each one Done
+// with r; it returns the leased URLs in order.
+func leaseAll(t *testing.T, m *frontier.Mercator, r frontier.Result) []string {
+	t.Helper()
+	var got []string
+	for {
+		l, _, err := m.Poll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == nil {
+			return got
+		}
+		got = append(got, l.URL.URL)
+		if err := m.Done(l, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMostWorkOrder: among the hosts that may be contacted now, the one
+// holding a URL of the highest priority goes first, then one never
+// contacted, then the one with the most URLs queued.
+func TestMostWorkOrder(t *testing.T) {
+	hour := frontier.Politeness{K: -1, MinDelay: time.Hour}
+	for _, tc := range []struct {
+		name  string
+		pol   frontier.Politeness
+		setup []frontier.URL // added, then leased and finished in order, before add
+		add   []frontier.URL
+		first string
+	}{{
+		name: "most-urls",
+		pol:  hour,
+		add: []frontier.URL{{URL: "http://small.test/1"}, {URL: "http://big.test/1"}, {URL: "http://big.test/2"},
+			{URL: "http://big.test/3"}, {URL: "http://other.test/1"}},
+		first: "http://big.test/1",
+	}, {
+		name: "priority-before-size",
+		pol:  hour,
+		add: []frontier.URL{{URL: "http://big.test/1", Depth: 7}, {URL: "http://big.test/2", Depth: 7},
+			{URL: "http://big.test/3", Depth: 7}, {URL: "http://high.test/1", Depth: 0}},
+		first: "http://high.test/1",
+	}, {
+		name: "never-contacted-before-size",
+		pol:  frontier.Politeness{K: -1}, // no gap: known.test is ready again at once
+		setup: []frontier.URL{{URL: "http://known.test/0"}, {URL: "http://known.test/1"}, {URL: "http://known.test/2"},
+			{URL: "http://known.test/3"}},
+		add:   []frontier.URL{{URL: "http://new.test/1"}},
+		first: "http://new.test/1",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMercator(t, frontier.Options{BackQueues: 8, Clock: frontiertest.NewFakeClock(frontiertest.Epoch), Politeness: tc.pol})
+			ctx := context.Background()
+			if len(tc.setup) > 0 {
+				if err := m.Add(ctx, tc.setup...); err != nil {
+					t.Fatal(err)
+				}
+				// One lease: the host has been contacted.
+				l := poll(t, m, tc.setup[0].URL)
+				if err := m.Done(l, frontier.Result{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := m.Add(ctx, tc.add...); err != nil {
+				t.Fatal(err)
+			}
+			l, _, err := m.Poll()
+			if err != nil || l == nil {
+				t.Fatalf("Poll = %v, %v", l, err)
+			}
+			if l.URL.URL != tc.first {
+				t.Errorf("first lease %s, want %s", l.URL.URL, tc.first)
+			}
+		})
+	}
+}
+
+// TestMostWorkReleasesWaitingHost: with one back queue, a host that must
+// wait out its gap gives the queue to a host that may be contacted now,
+// and still is not contacted before its gap is over. The book's order
+// keeps the queue for the waiting host.
+func TestMostWorkReleasesWaitingHost(t *testing.T) {
+	for _, tc := range []struct {
+		order frontier.HostOrder
+		want  []string // leased at the start, and after the hour
+	}{
+		{frontier.MostWork, []string{"http://a.test/1", "http://b.test/1", "|", "http://a.test/2"}},
+		{frontier.EarliestContact, []string{"http://a.test/1", "|", "http://a.test/2", "http://b.test/1"}},
+	} {
+		t.Run(tc.order.String(), func(t *testing.T) {
+			clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+			m := newMercator(t, frontier.Options{BackQueues: 1, FrontQueues: 1, Clock: clk, HostOrder: tc.order,
+				Politeness: frontier.Politeness{K: -1, MinDelay: time.Hour}})
+			// a.test takes the back queue; with MostWork a/2 joins it, in
+			// the book's order it waits in the front queue.
+			mustAdd(t, m, "http://a.test/1")
+			mustAdd(t, m, "http://a.test/2")
+			mustAdd(t, m, "http://b.test/1")
+			got := leaseAll(t, m, frontier.Result{})
+			got = append(got, "|")
+			clk.Advance(time.Hour)
+			got = append(got, leaseAll(t, m, frontier.Result{})...)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("leases %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMostWorkKeepsBigHost: a host with more than 64 URLs queued keeps
+// its back queue through its gaps (it is among the hosts that set the end
+// of the crawl), and a URL found on it while it is crawled joins its
+// queue; once it holds 64 it gives the queue up during its gap like any
+// host.
+func TestMostWorkKeepsBigHost(t *testing.T) {
+	clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+	m := newMercator(t, frontier.Options{BackQueues: 1, FrontQueues: 1, Clock: clk,
+		Politeness: frontier.Politeness{K: -1, MinDelay: time.Second}})
+	var big []string
+	for i := range 70 {
+		big = append(big, fmt.Sprintf("http://big.test/%d", i))
+	}
+	mustAdd(t, m, big[0]) // big.test takes the back queue, the rest joins it
+	mustAdd(t, m, big[1:]...)
+	mustAdd(t, m, "http://small.test/1")
+	done := func(l *frontier.Lease) {
+		t.Helper()
+		if err := m.Done(l, frontier.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := poll(t, m, big[0])
+	mustAdd(t, m, "http://big.test/new") // found on big.test/0
+	done(l)
+	// big.test holds 70, then 69 ... 65 URLs after each lease: it keeps
+	// the queue, and small.test waits.
+	for i := 1; i <= 6; i++ {
+		if l, ready, _ := m.Poll(); l != nil || !ready.Equal(clk.Now().Add(time.Second)) {
+			t.Fatalf("after %d leases: Poll = %v, ready %v; want big.test to keep the queue", i, l, ready)
+		}
+		clk.Advance(time.Second)
+		done(poll(t, m, big[i]))
+	}
+	// Down to 64: the queue goes to small.test while big.test waits.
+	done(poll(t, m, "http://small.test/1"))
+	if l, _, _ := m.Poll(); l != nil {
+		t.Fatalf("leased %s before big.test's gap was over", l.URL.URL)
+	}
+	clk.Advance(time.Second)
+	poll(t, m, big[7])
+}
+
+// TestMakespan runs the makespan simulation of BenchmarkMakespan with 16
+// workers, on the in-memory store and on a store that is not one (the
+// path package frontier/diskq takes): MostWork ends within 20% of the
+// bound, where the book's order needs about 40% more than the bound.
+func TestMakespan(t *testing.T) {
+	sc := schedScenarios()[1] // workers=16
+	for _, tc := range []struct {
+		name  string
+		order frontier.HostOrder
+		store bool
+		max   float64
+	}{
+		{"MostWork", frontier.MostWork, false, 1.2},
+		{"MostWork/store", frontier.MostWork, true, 1.2},
+		{"EarliestContact", frontier.EarliestContact, false, 1.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sc.c
+			c.opts = func(o *frontier.Options) {
+				o.HostOrder = tc.order
+				if tc.store {
+					o.Store = frontiertest.NewFaultyStore(frontier.NewMemStore())
+				}
+			}
+			r := simulateSchedule(t, c)
+			ratio := float64(r.makespan) / float64(r.bound)
+			t.Logf("makespan %v, bound %v: %.3f; t99 %.3f; robots.txt after %v", r.makespan, r.bound, ratio,
+				float64(r.t99)/float64(r.bound), r.firstContact)
+			if ratio > tc.max {
+				t.Errorf("makespan/bound %.3f, want ≤ %.2f", ratio, tc.max)
+			}
+		})
+	}
+}

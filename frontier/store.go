@@ -73,9 +73,12 @@ func fromUnixNano(n int64) time.Time {
 	return time.Unix(0, n)
 }
 
-func pack(u *URL) item {
+func pack(u *URL) item { return packHashed(u, keyHash(u.Key)) }
+
+// packHashed is pack with keyHash(u.Key) already known.
+func packHashed(u *URL, kh uint64) item {
 	return item{
-		url: u.URL, key: u.Key, kh: keyHash(u.Key), fp: u.Fingerprint,
+		url: u.URL, key: u.Key, kh: kh, fp: u.Fingerprint,
 		first: unixNano(u.History.First), last: unixNano(u.History.Last), due: unixNano(u.Due),
 		fetches: u.History.Fetches, changes: u.History.Changes,
 		depth: int32(u.Depth), prio: int32(u.Priority),
@@ -151,21 +154,27 @@ func (s *MemStore) release(c *chunk) {
 
 // Push implements Store.
 func (s *MemStore) Push(q int, us ...URL) error {
-	f := s.queue(q)
 	for i := range us {
-		if f.tail == nil {
-			c := s.newChunk()
-			f.head, f.tail, f.hi, f.ti = c, c, 0, 0
-		} else if f.ti == chunkSize {
-			c := s.newChunk()
-			f.tail.next = c
-			f.tail, f.ti = c, 0
-		}
-		f.tail.items[f.ti] = pack(&us[i])
-		f.ti++
-		f.n++
+		s.pushHashed(q, &us[i], keyHash(us[i].Key))
 	}
 	return nil
+}
+
+// pushHashed is Push of one URL whose keyHash(u.Key) is kh: Mercator.Add
+// hashes the key once for T and for the item.
+func (s *MemStore) pushHashed(q int, u *URL, kh uint64) {
+	f := s.queue(q)
+	if f.tail == nil {
+		c := s.newChunk()
+		f.head, f.tail, f.hi, f.ti = c, c, 0, 0
+	} else if f.ti == chunkSize {
+		c := s.newChunk()
+		f.tail.next = c
+		f.tail, f.ti = c, 0
+	}
+	f.tail.items[f.ti] = packHashed(u, kh)
+	f.ti++
+	f.n++
 }
 
 // Pop implements Store.
@@ -372,4 +381,11 @@ func (s *MemStore) move(from, to int) {
 	t.tail.items[t.ti] = it
 	t.ti++
 	t.n++
+}
+
+// headPrio returns the Priority of the head of queue q; q must not be
+// empty.
+func (s *MemStore) headPrio(q int) int {
+	f := &s.queues[q]
+	return int(f.head.items[f.hi].prio)
 }
