@@ -40,7 +40,7 @@ import "time"
 //     RTO = SRTT + 4·RTTVAR, clamped to [Options.MinTimeout,
 //     Options.Timeout]. Until the first answer it is Options.Timeout.
 //     When it falls to half the value waiters may have started with, they
-//     are told (rtoDrop), so that a query sent before the first answer
+//     are told (drop), so that a query sent before the first answer
 //     does not wait out the initial timeout.
 //
 // The fields but sem are guarded by udpConn.mu.
