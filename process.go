@@ -141,9 +141,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	w.t.bytes = int64(len(resp.Body))
 	// Every response that does not become a page (a redirect, an error
 	// status, a 304) still goes to the sinks that archive exchanges, so
-	// that a replay of the archive sees what the crawl saw. Duplicates are
-	// left out: their content is archived under the URL it was first seen
-	// at, and a replay must not find a second copy to keep instead.
+	// that a replay of the archive sees what the crawl saw. Duplicates
+	// are archived too: their links are followed, so a replay needs them
+	// to reach what the crawl reached.
 	w.archive, w.fetched = resp, start
 
 	switch {
@@ -194,7 +194,6 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		if !doc.NoFollow {
 			_, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth+1, doc.Links)
 		}
-		w.archive = nil
 		w.outcome, w.revisit = DuplicateContent, true
 		return
 	}

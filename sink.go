@@ -88,9 +88,9 @@ type Prepared interface {
 
 // ExchangeSink is implemented by sinks that archive every HTTP exchange of
 // the crawl, not only the pages kept: Exchange receives each response that
-// is not handed to Write — robots.txt, redirects, error statuses, 304s;
-// not duplicate content, archived once at its first URL — with the time
-// its fetch started. WARCSink implements
+// is not handed to Write — robots.txt, redirects, error statuses, 304s,
+// duplicate content (whose links the crawl followed) — with the time its
+// fetch started. WARCSink implements
 // it, so that replaying an archive (warc.Replay) reproduces the crawl,
 // redirects and robots.txt included. Safe for concurrent use, like Write.
 type ExchangeSink interface {
