@@ -86,7 +86,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		// This worker's robots.txt fetch was a request to the host: it
 		// counts for politeness like any fetch, so the URL goes back to
 		// its host's queue and comes out after the gap.
-		w.res.Duration = v.FetchTime
+		w.res.Duration, w.res.Ended = v.FetchTime, time.Now()
 		if v.Allowed {
 			w.requeue, w.res.Requeue = true, true
 			return
@@ -115,6 +115,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 
 	start := time.Now()
 	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u})
+	// The host is idle from here: the gap runs from now, not from when
+	// the page has been parsed and committed.
+	w.res.Ended = time.Now()
 	if resp != nil {
 		w.res.Duration = resp.Timings.Total
 		w.res.Status = resp.Status

@@ -114,6 +114,11 @@ type Result struct {
 	// Duration is how long the fetch took; the next contact with the key
 	// waits K × Duration.
 	Duration time.Duration
+	// Ended is when the fetch ended (its last byte was received): the gap
+	// runs from then, not from when Done is called after the page was
+	// parsed and committed, since the host has been idle since Ended.
+	// Zero, or a time after Done, means the time of Done.
+	Ended time.Time
 	// Status is the HTTP status, 0 when no response was received.
 	Status int
 	// Err is the fetch error, if any; it is counted in Stats.
@@ -239,6 +244,15 @@ type Politeness struct {
 	// MaxDelay caps the gap (a Retry-After of a week does not park the host
 	// for a week). Default 1 hour.
 	MaxDelay time.Duration
+}
+
+// since returns when the gap after a fetch with result r starts, for a
+// Done called at now: r.Ended when it is set and not later than now.
+func (r *Result) since(now time.Time) time.Time {
+	if r.Ended.IsZero() || r.Ended.After(now) {
+		return now
+	}
+	return r.Ended
 }
 
 // Gap returns the wait after a fetch with result r. O(1).

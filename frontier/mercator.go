@@ -437,7 +437,7 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 		m.stats.Errors++
 	}
 	now := m.clock.Now()
-	te := now.Add(m.o.Gap(r)).UnixNano()
+	te := r.since(now).Add(m.o.Gap(r)).UnixNano()
 	var derr error
 	if r.Requeue {
 		// Back to the head of the key's own back queue: the key keeps its

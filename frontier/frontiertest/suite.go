@@ -57,6 +57,7 @@ func Run(t *testing.T, h Harness) {
 		{"NoLossNoDuplicates", testNoLoss},
 		{"OneLeasePerKey", testOneLease},
 		{"GapsHonoured", testGaps},
+		{"GapFromFetchEnd", testGapFromEnd},
 		{"PriorityBias", testPriority},
 		{"NextUnblocksOnCancel", testCancel},
 		{"NextUnblocksOnAdd", testUnblockAdd},
@@ -302,6 +303,49 @@ func testGaps(t *testing.T, h Harness) {
 			// about per gaps, not hosts × per.
 			if el, bound := clk.Now().Sub(Epoch), time.Duration(per)*(tc.gap+fetch)+tc.gap; el > bound && h.Prioritized {
 				t.Errorf("crawl took %v of fake time, want ≤ %v", el, bound)
+			}
+		})
+	}
+}
+
+// testGapFromEnd checks that the gap runs from Result.Ended, the end of
+// the fetch, not from Done, which comes after the page was parsed and
+// committed: the host has been idle since Ended. An Ended in the future
+// counts as Done's time.
+func testGapFromEnd(t *testing.T, h Harness) {
+	const fetch, work = 3 * time.Millisecond, 20 * time.Millisecond
+	const gap = 10 * fetch // K = 10
+	for _, tc := range []struct {
+		name  string
+		ended func(end, done time.Time) time.Time
+		from  func(end, done time.Time) time.Time // when the gap starts
+	}{
+		{"ended", func(end, _ time.Time) time.Time { return end }, func(end, _ time.Time) time.Time { return end }},
+		{"zero", func(time.Time, time.Time) time.Time { return time.Time{} }, func(_, done time.Time) time.Time { return done }},
+		{"future", func(_, done time.Time) time.Time { return done.Add(time.Hour) }, func(_, done time.Time) time.Time { return done }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := NewFakeClock(Epoch)
+			o := opts(clk)
+			o.Politeness = frontier.Politeness{K: 10}
+			f := open(t, h, o)
+			if err := f.Add(context.Background(), urls(2, 1, "e")...); err != nil {
+				t.Fatal(err)
+			}
+			l := nextOn(t, f, clk)
+			clk.Advance(fetch)
+			end := clk.Now()
+			clk.Advance(work)
+			done := clk.Now()
+			if err := f.Done(l, frontier.Result{Duration: fetch, Ended: tc.ended(end, done)}); err != nil {
+				t.Fatal(err)
+			}
+			l = nextOn(t, f, clk)
+			if got, want := clk.Now(), tc.from(end, done).Add(gap); !got.Equal(want) {
+				t.Errorf("next contact %v after the fetch ended, want %v", got.Sub(end), want.Sub(end))
+			}
+			if err := f.Done(l, frontier.Result{}); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
