@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/frontier"
 	"github.com/crawlkit/crawlkit/urlnorm"
@@ -140,4 +142,119 @@ func BenchmarkCrawlColly(b *testing.B) {
 	b.ReportMetric(float64(pages.Load())/elapsed.Seconds(), "pages/s")
 	b.ReportMetric(float64(pages.Load())/float64(b.N), "pages/crawl")
 	b.ReportMetric(float64(fetches.Load())/float64(b.N), "fetches/crawl")
+}
+
+// BenchmarkCrawlNaive is the yardstick the polite crawlers are measured
+// against: the fastest a crawl of this web can go on this machine with
+// the same fetcher and parser, when politeness costs nothing. crawlHosts
+// goroutines share one queue; each fetches with fetch.HTTP, parses with
+// fetch.HTML and queues the links it has not seen (a set of canonical
+// URLs). No robots.txt, no gaps, no per-host limit, no content dedup,
+// no sinks; the trap hosts are left out as for the others. "pages" are
+// distinct 2xx pages by canonical URL. crawlkit's pages/s over this one is
+// the price of politeness plus the crawlkit loop's own work.
+func BenchmarkCrawlNaive(b *testing.B) {
+	web := newCrawlWeb()
+	defer web.Close()
+	traps := make(map[string]bool)
+	for _, h := range trapHosts(web) {
+		traps[h] = true
+	}
+	var pages, fetches uint64
+	var elapsed time.Duration
+	for b.Loop() {
+		p, f, el := naiveCrawl(b, web, traps, crawlHosts)
+		pages += p
+		fetches += f
+		elapsed += el
+	}
+	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+	b.ReportMetric(float64(pages)/float64(b.N), "pages/crawl")
+	b.ReportMetric(float64(fetches)/float64(b.N), "fetches/crawl")
+}
+
+// naiveCrawl crawls web from its seeds with workers goroutines and no
+// politeness; it returns the distinct 2xx pages, the fetches and the time
+// until the queue ran dry.
+func naiveCrawl(b *testing.B, web *fetchtest.Web, traps map[string]bool, workers int) (pages, fetches uint64, elapsed time.Duration) {
+	fetcher := fetch.NewHTTP(&fetch.Options{
+		Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}),
+		AllowPrivate: true,
+	})
+	defer fetcher.Close()
+	parser := &fetch.HTML{}
+	var (
+		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		queue    []string
+		seen     = make(map[string]bool)
+		inflight int
+	)
+	// add queues the canonical forms of raw not seen before; mu is held.
+	add := func(raw string) {
+		cu, err := urlnorm.Canonical(raw)
+		if err != nil || seen[cu] {
+			return
+		}
+		seen[cu] = true
+		if u, err := url.Parse(cu); err != nil || traps[u.Hostname()] {
+			return
+		}
+		queue = append(queue, cu)
+	}
+	for _, s := range web.Seeds() {
+		add(s)
+	}
+	var nPages, nFetches atomic.Uint64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				for len(queue) == 0 && inflight > 0 {
+					cond.Wait()
+				}
+				if len(queue) == 0 {
+					mu.Unlock()
+					return
+				}
+				raw := queue[0]
+				queue = queue[1:]
+				inflight++
+				mu.Unlock()
+				var links []fetch.Link
+				u, _ := url.Parse(raw)
+				resp, err := fetcher.Fetch(context.Background(), &fetch.Request{URL: u})
+				if err == nil {
+					nFetches.Add(1)
+					if resp.Status/100 == 2 {
+						nPages.Add(1)
+						if resp.ContentType == "text/html" || resp.ContentType == "application/xhtml+xml" {
+							if doc, err := parser.Parse(resp); err == nil && !doc.NoFollow {
+								links = doc.Links
+							}
+						}
+					} else if resp.Location != nil {
+						links = []fetch.Link{{URL: resp.Location}}
+					}
+				}
+				mu.Lock()
+				for _, l := range links {
+					add(l.URL.String())
+				}
+				inflight--
+				cond.Broadcast()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	elapsed = time.Since(start)
+	if nPages.Load() == 0 {
+		b.Fatal("the naive crawl fetched no page")
+	}
+	return nPages.Load(), nFetches.Load(), elapsed
 }
