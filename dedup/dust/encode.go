@@ -37,7 +37,16 @@ const (
 func (l *Learner) MarshalBinary() ([]byte, error) { return l.AppendBinary(nil) }
 
 // AppendBinary appends the encoding of MarshalBinary to b.
-func (l *Learner) AppendBinary(b []byte) ([]byte, error) {
+func (l *Learner) AppendBinary(b []byte) ([]byte, error) { return l.appendState(b, true) }
+
+// AppendRules appends the encoding of MarshalBinary without the parked
+// URLs, for a crawler that keeps those itself (with its pending URLs)
+// and parks them again after UnmarshalBinary: the rules change seldom,
+// the parked URLs with every page.
+func (l *Learner) AppendRules(b []byte) ([]byte, error) { return l.appendState(b, false) }
+
+// appendState appends the encoded state, the parked URLs if parked.
+func (l *Learner) appendState(b []byte, parked bool) ([]byte, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.init()
@@ -69,7 +78,10 @@ func (l *Learner) AppendBinary(b []byte) ([]byte, error) {
 			b = binary.AppendUvarint(b, v)
 		}
 	}
-	urls := slices.Sorted(maps.Keys(l.parkedBy))
+	var urls []string
+	if parked {
+		urls = slices.Sorted(maps.Keys(l.parkedBy))
+	}
 	b = binary.AppendUvarint(b, uint64(len(urls)))
 	for _, u := range urls {
 		chain := l.parkedBy[u]

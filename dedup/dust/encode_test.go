@@ -140,3 +140,36 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendRules checks the encoding without the parked URLs: the rules
+// are the same, nothing is parked, and the URLs parked before park again.
+func TestAppendRules(t *testing.T) {
+	c := trained(t)
+	if c.l.Stats().Parked == 0 {
+		t.Fatal("the trained learner parked nothing")
+	}
+	b, err := c.l.AppendRules(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := c.l.MarshalBinary()
+	if len(b) >= len(full) {
+		t.Errorf("rules alone take %d bytes, with the parked URLs %d", len(b), len(full))
+	}
+	l2, _ := dust.New(&dust.Options{MinSupport: minSupport, ValidateEvery: -1})
+	if err := l2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rules(l2), rules(c.l); !slices.Equal(got, want) {
+		t.Errorf("rules after decoding %q, want %q", got, want)
+	}
+	if n := l2.Stats().Parked; n != 0 {
+		t.Errorf("%d URLs parked after decoding the rules alone", n)
+	}
+	for _, k := range kinds {
+		r, ok := l2.Rewrite(k.unseen[0])
+		if !ok || !l2.Park(k.unseen[0], r.URL) {
+			t.Errorf("%s does not park again after decoding the rules", k.unseen[0])
+		}
+	}
+}
