@@ -52,6 +52,11 @@ type State interface {
 type Pending struct {
 	URL     frontier.URL
 	Retries int
+	// Parked, if not "", is the URL a learned rewrite rule maps URL to:
+	// the crawl fetches that one instead, and keeps URL out of the
+	// frontier while the rule holds (see Config.NoURLRules). A resumed
+	// crawl parks URL again, or queues it when the rule is gone.
+	Parked string
 }
 
 // Lookup is one batch of reads from a State: the caller fills in the
@@ -130,6 +135,19 @@ type Txn struct {
 	// Progress, if not nil, replaces the saved progress (an encoding
 	// private to the crawler).
 	Progress []byte
+	// Rules, if not nil, replaces the saved URL rewrite rules the crawl
+	// learned (dust.Learner.AppendRules). A State that is not a
+	// RuleStorer ignores it: its crawl relearns them after a resume.
+	Rules []byte
+}
+
+// RuleStorer is implemented by a State that keeps the URL rewrite rules a
+// crawl learned (Txn.Rules) with the rest of its state, so that a resumed
+// crawl applies them from its first link and parks its parked URLs again.
+// MemState and crawldb implement it.
+type RuleStorer interface {
+	// Rules returns the last committed Txn.Rules, nil if none.
+	Rules() ([]byte, error)
 }
 
 // Reset empties t for reuse, keeping its capacity.
@@ -214,6 +232,7 @@ type MemState struct {
 	pending  map[string]Pending
 	keys     map[string]KeyRecord
 	progress []byte
+	rules    []byte
 	content  *dedup.Content
 	bodies   *dedup.ExactContent
 	contacts map[int]Contact
@@ -224,7 +243,21 @@ var (
 	_ State           = (*MemState)(nil)
 	_ ContentStorer   = (*MemState)(nil)
 	_ ContactRecorder = (*MemState)(nil)
+	_ RuleStorer      = (*MemState)(nil)
 )
+
+// Rules implements RuleStorer.
+func (s *MemState) Rules() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrStateClosed
+	}
+	if len(s.rules) == 0 {
+		return nil, nil
+	}
+	return append([]byte(nil), s.rules...), nil
+}
 
 // Contacting implements ContactRecorder.
 func (s *MemState) Contacting(w int, c Contact) error {
@@ -386,6 +419,9 @@ func (s *MemState) Commit(ctx context.Context, t *Txn) error {
 	}
 	if t.Progress != nil {
 		s.progress = append(s.progress[:0], t.Progress...)
+	}
+	if t.Rules != nil {
+		s.rules = append(s.rules[:0], t.Rules...)
 	}
 	return nil
 }

@@ -12,9 +12,10 @@ import (
 )
 
 // txnVersion starts every encoded Txn. Version 1 had no Pages and
-// Alike in its key deltas; it is still read.
+// Alike in its key deltas, version 2 no Rules; both are still read.
 const (
-	txnVersion   = 2
+	txnVersion   = 3
+	txnVersionV2 = 2
 	txnVersionV1 = 1
 )
 
@@ -49,11 +50,15 @@ func appendTxn(b []byte, seq uint64, t *crawlkit.Txn) ([]byte, error) {
 		b = binary.AppendVarint(b, d.Pages)
 		b = binary.AppendVarint(b, d.Alike)
 	}
-	if t.Progress == nil {
-		return append(b, 0), nil
+	for _, opt := range [][]byte{t.Progress, t.Rules} {
+		if opt == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = appendString(b, string(opt))
 	}
-	b = append(b, 1)
-	return appendString(b, string(t.Progress)), nil
+	return b, nil
 }
 
 // appendPendingItem appends a pending record, length-prefixed.
@@ -65,23 +70,42 @@ func appendPendingItem(b []byte, p *crawlkit.Pending) ([]byte, error) {
 	return appendString(b, string(v)), nil
 }
 
-// appendPending appends the value of a pending record: the retries,
-// then the frontier entry's binary encoding (without Anchor and Source).
+// parkedFlag, added to the retries of a pending record, says that the
+// URL it is parked on follows them. Records written before parking
+// existed have retries below it, and read as before.
+const parkedFlag = 1 << 40
+
+// appendPending appends the value of a pending record: the retries (with
+// parkedFlag and the Parked URL when there is one), then the frontier
+// entry's binary encoding (without Anchor and Source).
 func appendPending(b []byte, p *crawlkit.Pending) ([]byte, error) {
 	u := p.URL
 	u.Anchor, u.Source = "", ""
-	b = binary.AppendUvarint(b, uint64(max(p.Retries, 0)))
+	r := uint64(min(max(p.Retries, 0), math.MaxInt32))
+	if p.Parked == "" {
+		b = binary.AppendUvarint(b, r)
+	} else {
+		b = binary.AppendUvarint(b, r+parkedFlag)
+		b = appendString(b, p.Parked)
+	}
 	return u.AppendBinary(b)
 }
 
 // decodePending decodes what appendPending wrote.
 func decodePending(v []byte) (crawlkit.Pending, error) {
-	r, n := binary.Uvarint(v)
+	d := wire.Decoder{B: v}
+	r := d.Uvarint()
+	var parked string
+	flagged := r >= parkedFlag
+	if flagged {
+		r -= parkedFlag
+		parked = string(d.Bytes(maxItem))
+	}
 	var u frontier.URL
-	if n <= 0 || r > math.MaxInt32 || u.UnmarshalBinary(v[n:]) != nil {
+	if d.Bad || r > math.MaxInt32 || flagged && parked == "" || u.UnmarshalBinary(d.B) != nil {
 		return crawlkit.Pending{}, fmt.Errorf("%w: pending record", ErrCorrupt)
 	}
-	return crawlkit.Pending{URL: u, Retries: int(r)}, nil
+	return crawlkit.Pending{URL: u, Retries: int(r), Parked: parked}, nil
 }
 
 func appendString(b []byte, s string) []byte {
@@ -108,7 +132,7 @@ func fromUnixNano(n int64) time.Time {
 func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 	d := wire.Decoder{B: b}
 	version := d.Byte()
-	if version != txnVersion && version != txnVersionV1 {
+	if version < txnVersionV1 || version > txnVersion {
 		return 0, nil, fmt.Errorf("%w: commit record version", ErrCorrupt)
 	}
 	seq := d.Uvarint()
@@ -131,17 +155,23 @@ func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 	for range n {
 		k := string(d.Bytes(maxItem))
 		kd := crawlkit.KeyDelta{Key: k, Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())}
-		if version >= txnVersion {
+		if version >= txnVersionV2 {
 			kd.Pages, kd.Alike = d.Varint(), d.Varint()
 		}
 		t.Keys = append(t.Keys, kd)
 	}
-	switch d.Byte() {
-	case 0:
-	case 1:
-		t.Progress = append([]byte{}, d.Bytes(maxItem)...)
-	default:
-		d.Bad = true
+	opts := []*[]byte{&t.Progress, &t.Rules}
+	if version < txnVersion {
+		opts = opts[:1]
+	}
+	for _, opt := range opts {
+		switch d.Byte() {
+		case 0:
+		case 1:
+			*opt = append([]byte{}, d.Bytes(maxItem)...)
+		default:
+			d.Bad = true
+		}
 	}
 	if !d.Done() {
 		return 0, nil, fmt.Errorf("%w: commit record", ErrCorrupt)

@@ -51,6 +51,7 @@ const (
 	prefixBodies  = "b" // pebblecontent, exact only: bodies without text
 	metaSeq       = "m\x00seq"
 	metaProgress  = "m\x00progress"
+	metaRules     = "m\x00rules"
 	metaVersion   = "m\x00version"
 )
 
@@ -150,7 +151,24 @@ var (
 	_ crawlkit.QueueStorer     = (*DB)(nil)
 	_ crawlkit.ContentStorer   = (*DB)(nil)
 	_ crawlkit.ContactRecorder = (*DB)(nil)
+	_ crawlkit.RuleStorer      = (*DB)(nil)
 )
+
+// Rules implements crawlkit.RuleStorer: the last committed Txn.Rules.
+func (d *DB) Rules() ([]byte, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.closeMu.RUnlock()
+	v, err := d.get([]byte(metaRules))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("crawldb: %w", err)
+	}
+	return v, nil
+}
 
 // Contacting implements crawlkit.ContactRecorder: one positional write of
 // worker w's slot in the contacts file, which survives a kill like the
@@ -508,6 +526,11 @@ func (d *DB) apply(seq uint64, t *crawlkit.Txn) error {
 	}
 	if t.Progress != nil {
 		if err := b.Set([]byte(metaProgress), t.Progress, nil); err != nil {
+			return fmt.Errorf("crawldb: %w", err)
+		}
+	}
+	if t.Rules != nil {
+		if err := b.Set([]byte(metaRules), t.Rules, nil); err != nil {
 			return fmt.Errorf("crawldb: %w", err)
 		}
 	}

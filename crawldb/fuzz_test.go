@@ -14,11 +14,13 @@ import (
 
 func seedTxn() []byte {
 	t := &crawlkit.Txn{
-		Add:      []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 2}}, {URL: frontier.URL{URL: "http://b.test/x"}, Retries: 1}},
+		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 2}}, {URL: frontier.URL{URL: "http://b.test/x"}, Retries: 1},
+			{URL: frontier.URL{URL: "http://www.b.test/x"}, Parked: "http://b.test/x"}},
 		Put:      []crawlkit.Pending{{URL: frontier.URL{URL: "http://c.test/", Due: time.Unix(1e9, 0)}}},
 		Done:     []string{"http://d.test/"},
 		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: time.Unix(1e9, 5), Gap: time.Second}},
 		Progress: []byte("progress"),
+		Rules:    []byte("rules"),
 	}
 	b, _ := appendTxn(nil, 7, t)
 	return b
@@ -43,8 +45,9 @@ func FuzzTxn(f *testing.F) {
 			t.Fatal(err)
 		}
 		seq2, txn2, err := decodeTxn(again)
-		if err != nil || seq2 != seq || len(txn2.Add) != len(txn.Add) || len(txn2.Put) != len(txn.Put) ||
-			!reflect.DeepEqual(txn2.Done, txn.Done) || len(txn2.Keys) != len(txn.Keys) {
+		if err != nil || seq2 != seq || !reflect.DeepEqual(txn2.Add, txn.Add) || !reflect.DeepEqual(txn2.Put, txn.Put) ||
+			!reflect.DeepEqual(txn2.Done, txn.Done) || len(txn2.Keys) != len(txn.Keys) ||
+			string(txn2.Progress) != string(txn.Progress) || string(txn2.Rules) != string(txn.Rules) {
 			t.Fatalf("%x: decoded %+v, then %+v (%v)", b, txn, txn2, err)
 		}
 	})

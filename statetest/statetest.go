@@ -49,6 +49,7 @@ func Run(t *testing.T, h Harness) {
 		{"ContentStorer", testContentStorer},
 		{"QueueStorer", testQueueStorer},
 		{"ContactRecorder", testContactRecorder},
+		{"RuleStorer", testRuleStorer},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -269,7 +270,8 @@ func testRestart(t *testing.T, h Harness) {
 	s := h.New(t)
 	next := epoch.Add(time.Hour)
 	commit(t, s, crawlkit.Txn{
-		Add:      []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}}, {URL: frontier.URL{URL: "http://a.test/done"}}},
+		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}}, {URL: frontier.URL{URL: "http://a.test/done"}},
+			{URL: frontier.URL{URL: "http://www.a.test/x", Depth: 2}, Retries: 1, Parked: "http://a.test/x"}},
 		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3}},
 		Progress: []byte("saved"),
 	})
@@ -277,13 +279,50 @@ func testRestart(t *testing.T, h Harness) {
 	s = h.Reopen(t, s)
 	t.Cleanup(func() { s.Close() })
 	m, prog := load(t, s)
-	if string(prog) != "saved" || len(m) != 1 || m["http://a.test/"].Retries != 1 || m["http://a.test/"].URL.Depth != 1 {
+	if string(prog) != "saved" || len(m) != 2 || m["http://a.test/"].Retries != 1 || m["http://a.test/"].URL.Depth != 1 || m["http://a.test/"].Parked != "" {
 		t.Errorf("after a restart: progress %q, pending %+v", prog, m)
+	}
+	if p := m["http://www.a.test/x"]; p.Parked != "http://a.test/x" || p.Retries != 1 || p.URL.Depth != 2 {
+		t.Errorf("after a restart: parked URL %+v", p)
 	}
 	q := &crawlkit.Lookup{URLs: fps("http://a.test/", "http://a.test/done", "http://b.test/"), Keys: []string{"h:a.test"}}
 	lookup(t, s, q)
 	if !slices.Equal(q.Seen, []bool{true, true, false}) || !sameRecord(q.Records[0], crawlkit.KeyRecord{Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3}) {
 		t.Errorf("after a restart: seen %v, record %+v", q.Seen, q.Records[0])
+	}
+}
+
+// testRuleStorer checks that Txn.Rules replaces the saved rules when it
+// is not nil, survives a restart, and is nil in a new state.
+func testRuleStorer(t *testing.T, h Harness) {
+	s := h.New(t)
+	t.Cleanup(func() { s.Close() })
+	rs, ok := s.(crawlkit.RuleStorer)
+	if !ok {
+		t.Skip("the State is not a RuleStorer")
+	}
+	rules := func(want string) {
+		t.Helper()
+		got, err := rs.Rules()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want || (want == "" && got != nil) {
+			t.Errorf("Rules() = %q, want %q", got, want)
+		}
+	}
+	rules("")
+	commit(t, s, crawlkit.Txn{Rules: []byte("one")})
+	rules("one")
+	commit(t, s, crawlkit.Txn{Done: []string{"http://a.test/"}})
+	rules("one")
+	commit(t, s, crawlkit.Txn{Rules: []byte("two"), Progress: []byte("p")})
+	rules("two")
+	if h.Reopen != nil {
+		s = h.Reopen(t, s)
+		t.Cleanup(func() { s.Close() })
+		rs = s.(crawlkit.RuleStorer)
+		rules("two")
 	}
 }
 
