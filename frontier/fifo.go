@@ -231,7 +231,9 @@ func (f *FIFO) Done(l *Lease, r Result) error {
 	now := f.clock.Now()
 	// The later of the gap and a time the key was held to (Hold during
 	// the lease) wins.
-	h.te = max(h.te, r.since(now).Add(f.o.Gap(r)).UnixNano())
+	if !r.Skipped {
+		h.te = max(h.te, r.since(now).Add(f.o.Gap(r)).UnixNano())
+	}
 	var derr error
 	if r.Requeue && !f.hasHead {
 		// Back to the head of the queue, as if never taken.

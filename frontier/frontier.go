@@ -119,6 +119,11 @@ type Result struct {
 	// parsed and committed, since the host has been idle since Ended.
 	// Zero, or a time after Done, means the time of Done.
 	Ended time.Time
+	// Skipped reports that the key was not contacted for the lease: the
+	// crawler dropped its URL before any request (a rule parked it, its
+	// host was cut). The key's next contact time is left as it was, and
+	// Duration, Ended, CrawlDelay and RetryAfter are ignored.
+	Skipped bool
 	// Status is the HTTP status, 0 when no response was received.
 	Status int
 	// Err is the fetch error, if any; it is counted in Stats.

@@ -438,6 +438,9 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	}
 	now := m.clock.Now()
 	te := r.since(now).Add(m.o.Gap(r)).UnixNano()
+	if r.Skipped {
+		te = b.te // not contacted: no gap
+	}
 	var derr error
 	if r.Requeue {
 		// Back to the head of the key's own back queue: the key keeps its

@@ -58,6 +58,7 @@ func Run(t *testing.T, h Harness) {
 		{"OneLeasePerKey", testOneLease},
 		{"GapsHonoured", testGaps},
 		{"GapFromFetchEnd", testGapFromEnd},
+		{"SkippedNoGap", testSkipped},
 		{"PriorityBias", testPriority},
 		{"NextUnblocksOnCancel", testCancel},
 		{"NextUnblocksOnAdd", testUnblockAdd},
@@ -348,6 +349,38 @@ func testGapFromEnd(t *testing.T, h Harness) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// testSkipped checks that a lease done with Result.Skipped (the key was
+// not contacted) leaves the key's next contact where it was: the key's
+// next URL comes at once, not a gap later.
+func testSkipped(t *testing.T, h Harness) {
+	clk := NewFakeClock(Epoch)
+	o := opts(clk)
+	o.Politeness = frontier.Politeness{K: 10, MinDelay: time.Second}
+	f := open(t, h, o)
+	if err := f.Add(context.Background(), urls(3, 1, "s")...); err != nil {
+		t.Fatal(err)
+	}
+	l := nextOn(t, f, clk)
+	clk.Advance(time.Millisecond)
+	if err := f.Done(l, frontier.Result{Skipped: true, Duration: time.Hour, RetryAfter: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	done := clk.Now()
+	l = nextOn(t, f, clk)
+	if got := clk.Now(); !got.Equal(done) {
+		t.Errorf("after a skipped lease the key came back %v later, want at once", got.Sub(done))
+	}
+	clk.Advance(time.Millisecond)
+	end := clk.Now()
+	if err := f.Done(l, frontier.Result{Duration: time.Millisecond, Ended: end}); err != nil {
+		t.Fatal(err)
+	}
+	nextOn(t, f, clk)
+	if got := clk.Now(); got.Sub(end) < time.Second {
+		t.Errorf("after a fetch the key came back %v later, want the 1s gap", got.Sub(end))
 	}
 }
 
