@@ -12,7 +12,7 @@ import (
 // Learner while another reads its rules, counters and encoding (run it
 // with -race).
 func TestConcurrent(t *testing.T) {
-	l, _ := dust.New(&dust.Options{MinSupport: 2, ValidateEvery: 8, MaxParked: 50})
+	l, _ := dust.New(&dust.Options{Probation: -1, MinSupport: 2, ValidateEvery: 8, MaxParked: 50})
 	const workers, pages = 4, 200
 	var wg sync.WaitGroup
 	var mu sync.Mutex

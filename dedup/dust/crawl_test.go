@@ -155,7 +155,7 @@ func trained(t testing.TB) *crawl {
 	for u, fp := range bw {
 		w[u] = fp
 	}
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 	c.run(canon...)
 	c.run(alias...)
 	c.run(bc...)

@@ -94,7 +94,7 @@ func TestActivation(t *testing.T) {
 	for _, tt := range kinds {
 		t.Run(tt.name, func(t *testing.T) {
 			w, canon, alias := kindWeb(tt.pair, 10)
-			c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+			c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 			c.run(canon...)
 			for i, a := range alias {
 				if got := active(c.l); i < minSupport && len(got) > 0 {
@@ -135,7 +135,7 @@ func TestMixedEvidence(t *testing.T) {
 		for _, differ := range []int{0, 1, 2, 6} {
 			t.Run(fmt.Sprintf("%s/differ%d", tt.name, differ), func(t *testing.T) {
 				w, canon, alias := kindWeb(tt.pair, 8, differ)
-				c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+				c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 				c.run(canon...)
 				c.run(alias...)
 				if differ < minSupport {
@@ -177,7 +177,7 @@ func TestWithdrawal(t *testing.T) {
 	for _, tt := range kinds {
 		t.Run(tt.name, func(t *testing.T) {
 			w, canon, alias := kindWeb(tt.pair, 12, 11)
-			c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+			c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 			c.run(canon...)
 			c.run(alias[:11]...)
 			parked := slices.Clone(c.parked)
@@ -242,7 +242,7 @@ func TestParamChangesContent(t *testing.T) {
 	}
 	w["http://shop.sim.test/item"] = fpOf("catalogue")
 	links = append(links, "http://shop.sim.test/item")
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 	c.run(links...)
 	if got := active(c.l); len(got) > 0 {
 		t.Fatalf("active %q", got)
@@ -260,7 +260,7 @@ func TestParamChangesContent(t *testing.T) {
 	}
 	// The bare URL fetched first: the equal values are still no support,
 	// the others are counterexamples.
-	c = newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c = newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 	c.run(links[len(links)-1])
 	c.run(links...)
 	if got := rules(c.l); len(got) > 0 {
@@ -279,7 +279,7 @@ func TestParamDefaultValue(t *testing.T) {
 		w[u], w[u+"?page=1"], w[u+"?page=2"] = fpOf(u), fpOf(u), fpOf(u+"2")
 		bare, one, two = append(bare, u), append(one, u+"?page=1"), append(two, u+"?page=2")
 	}
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 	c.run(bare...)
 	c.run(one...)
 	if got := active(c.l); len(got) > 0 {
@@ -309,7 +309,7 @@ func TestParamErrorPage(t *testing.T) {
 		}
 		links = append(links, u)
 	}
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport}, w)
 	c.run(links...)
 	st := c.l.Stats()
 	if st.Activated != 1 || st.Withdrawn != 1 || st.Parked != 0 {
@@ -339,7 +339,7 @@ func TestDecoy(t *testing.T) {
 		}
 		v3, v2 = append(v3, a), append(v2, b)
 	}
-	opts := &dust.Options{MinSupport: minSupport, ValidateEvery: 4}
+	opts := &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: 4}
 	t.Run("distinct first", func(t *testing.T) {
 		c := newCrawl(t, opts, w)
 		c.run(v3...)
@@ -398,7 +398,7 @@ func TestCanonicalIndependent(t *testing.T) {
 			}
 		}
 	}
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
 	c.run(first...)
 	c.run(rest...)
 	want := []string{
@@ -431,7 +431,7 @@ func TestCanonicalIndependent(t *testing.T) {
 }
 
 func TestRedirect(t *testing.T) {
-	l, _ := dust.New(&dust.Options{MinSupport: minSupport})
+	l, _ := dust.New(&dust.Options{Probation: -1, MinSupport: minSupport})
 	for i := range minSupport {
 		l.ObserveRedirect(fmt.Sprintf("http://www.r.sim.test/p%d", i), fmt.Sprintf("http://r.sim.test/p%d", i))
 		l.ObserveRedirect(fmt.Sprintf("http://r.sim.test/p%d", i), fmt.Sprintf("http://r.sim.test/p%d/", i)) // explains nothing
@@ -444,7 +444,7 @@ func TestRedirect(t *testing.T) {
 // TestMaxParked: a rule whose parking lot is full stops rewriting.
 func TestMaxParked(t *testing.T) {
 	w, canon, alias := kindWeb(kinds[0].pair, 12)
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1, MaxParked: 4}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1, MaxParked: 4}, w)
 	c.run(canon...)
 	c.run(alias...)
 	if len(c.parked) != 4 {
@@ -462,7 +462,7 @@ func TestMaxParked(t *testing.T) {
 // same URLs.
 func TestValidate(t *testing.T) {
 	w, canon, alias := kindWeb(kinds[1].pair, 5)
-	c := newCrawl(t, &dust.Options{MinSupport: minSupport}, w)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport}, w)
 	c.run(canon...)
 	c.run(alias...)
 	n := 0
@@ -495,5 +495,83 @@ func TestOptions(t *testing.T) {
 	zero.Observe("http://z.sim.test/", 1, "")
 	if st := zero.Stats(); st.Observed != 1 {
 		t.Errorf("zero Learner: %+v", st)
+	}
+}
+
+// TestObserveExplained checks which duplicate fetches the rules account
+// for: an alias being learned is explained, content seen before under a
+// URL no rule relates (a trap's next page) is not, nor is new content.
+func TestObserveExplained(t *testing.T) {
+	l, _ := dust.New(&dust.Options{Probation: -1, MinSupport: 2, ValidateEvery: -1})
+	for _, tc := range []struct {
+		url   string
+		fp    uint64
+		first string
+		want  bool
+	}{
+		{"http://a.sim.test/p1", 1, "", false},
+		{"http://www.a.sim.test/p1", 1, "http://a.sim.test/p1", true},
+		{"http://a.sim.test/p2", 2, "", false},
+		{"http://www.a.sim.test/p2", 2, "http://a.sim.test/p2", true}, // activates the alias
+		{"http://t.sim.test/cal/2026-01.html", 7, "", false},
+		{"http://t.sim.test/cal/2026-02.html", 7, "http://t.sim.test/cal/2026-01.html", false},
+		{"http://a.sim.test/p3", 3, "", false},
+	} {
+		if got := l.ObserveFetch(tc.url, tc.fp, tc.first).Explained; got != tc.want {
+			t.Errorf("ObserveFetch(%s, first %q).Explained = %v, want %v", tc.url, tc.first, got, tc.want)
+		}
+	}
+	if r, ok := l.Rewrite("http://www.a.sim.test/p9"); !ok || r.URL != "http://a.sim.test/p9" {
+		t.Fatalf("the alias is not active: %+v", r)
+	}
+	// A validation fetch of the active rule is not: validations go on
+	// as long as links come.
+	if o := l.ObserveFetch("http://www.a.sim.test/p3", 3, "http://a.sim.test/p3"); o.Explained || !o.Confirmed {
+		t.Errorf("a validation of an active rule: %+v, want confirmed, not explained", o)
+	}
+}
+
+// TestObserveExplainedQuery: query variants of one path are learned path
+// by path, as a session-id trap makes them; they are not explained.
+func TestObserveExplainedQuery(t *testing.T) {
+	l, _ := dust.New(&dust.Options{Probation: -1, MinSupport: 4, ValidateEvery: -1})
+	l.ObserveFetch("http://s.sim.test/item/1?sid=a", 1, "")
+	for _, sid := range []string{"b", "c"} {
+		if o := l.ObserveFetch("http://s.sim.test/item/1?sid="+sid, 1, "http://s.sim.test/item/1?sid=a"); o.Explained {
+			t.Errorf("sid=%s explained", sid)
+		}
+	}
+}
+
+// TestProbation: an active rule validates every rewrite until its
+// support reaches Options.Probation, and parks URLs only after.
+func TestProbation(t *testing.T) {
+	l, _ := dust.New(&dust.Options{MinSupport: 2, Probation: 4, ValidateEvery: -1})
+	fetch := func(i int) {
+		a := fmt.Sprintf("http://a.sim.test/p%d", i)
+		l.ObserveFetch(a, uint64(i), "")
+		l.ObserveFetch(fmt.Sprintf("http://www.a.sim.test/p%d", i), uint64(i), a)
+	}
+	fetch(1)
+	fetch(2) // support 2: active, on probation
+	r, ok := l.Rewrite("http://www.a.sim.test/p100")
+	if !ok || !r.Validate {
+		t.Fatalf("a rule on probation: %+v, %v; want a rewrite to validate", r, ok)
+	}
+	fetch(3)
+	fetch(4) // support 4: probation over
+	for i := 100; i < 140; i++ {
+		if r, ok := l.Rewrite(fmt.Sprintf("http://www.a.sim.test/p%d", i)); !ok || r.Validate {
+			t.Fatalf("after probation: %+v, %v; want a rewrite that parks", r, ok)
+		}
+	}
+	// A decoded rule keeps its support, and so its probation state.
+	b, _ := l.MarshalBinary()
+	l2, _ := dust.New(&dust.Options{MinSupport: 2, Probation: 8, ValidateEvery: -1})
+	if err := l2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := l2.Rewrite("http://www.a.sim.test/p100"); !r.Validate {
+		t.Error("support 4 < Probation 8 after decoding, but the rule parks")
 	}
 }

@@ -129,6 +129,7 @@ func (l *Learner) UnmarshalBinary(data []byte) error {
 	for _, c := range d.rules {
 		l.rules[c.key()] = c
 		l.index(c)
+		l.probe(c)
 	}
 	l.parkedBy = d.parked
 	for _, u := range d.order {

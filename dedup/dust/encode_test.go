@@ -17,7 +17,7 @@ func TestEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, _ := dust.New(&dust.Options{MinSupport: minSupport, ValidateEvery: -1})
+	l2, _ := dust.New(&dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1})
 	if err := l2.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestAppendRules(t *testing.T) {
 	if len(b) >= len(full) {
 		t.Errorf("rules alone take %d bytes, with the parked URLs %d", len(b), len(full))
 	}
-	l2, _ := dust.New(&dust.Options{MinSupport: minSupport, ValidateEvery: -1})
+	l2, _ := dust.New(&dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1})
 	if err := l2.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}

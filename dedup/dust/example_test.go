@@ -12,7 +12,7 @@ import (
 // learner rewrites the www links before they are fetched, and a page
 // that differs withdraws the rule and gives back the parked links.
 func Example() {
-	l, _ := dust.New(&dust.Options{MinSupport: 3})
+	l, _ := dust.New(&dust.Options{Probation: -1, MinSupport: 3})
 	for i := range 3 {
 		page := fmt.Sprintf("http://alias.sim.test/p%d", i)
 		l.Observe(page, uint64(i), "")

@@ -16,7 +16,7 @@ func FuzzRewrite(f *testing.F) {
 	f.Add("f.sim.test", "", "", "/", "/a/", "http://f.sim.test/?")
 	f.Add("m.sim.test:8080", "a b", "x?y", "/a/b/", "/a/", "https://m.sim.test:8080/a/b/c#frag")
 	f.Fuzz(func(t *testing.T, alias, param, doc, from, to, raw string) {
-		l, _ := dust.New(&dust.Options{MinSupport: 1, ValidateEvery: 3})
+		l, _ := dust.New(&dust.Options{Probation: -1, MinSupport: 1, ValidateEvery: 3})
 		const host = "f.sim.test"
 		obs := func(u, first string, fp uint64) {
 			if cu, err := urlnorm.Canonical(u); err == nil {

@@ -62,8 +62,9 @@ type cand struct {
 // counted is a supporting pair counted by the current call: the rule
 // and the pair's witness.
 type counted struct {
-	c *cand
-	w uint64
+	c        *cand
+	w        uint64
+	proposed bool // c was proposed, not yet active, when the pair came
 }
 
 // Result is the answer of Rewrite.
@@ -158,7 +159,7 @@ func (l *Learner) Rewrite(url string) (res Result, ok bool) {
 	if !ok {
 		return Result{URL: url}, false
 	}
-	return Result{URL: out, Rule: first.id, Validate: s.every > 0 && fnv(url)%s.every == 0}, true
+	return Result{URL: out, Rule: first.id, Validate: first.probation.Load() || s.every > 0 && fnv(url)%s.every == 0}, true
 }
 
 // Park records that the crawler dropped url because Rewrite mapped it to
@@ -260,9 +261,37 @@ func (l *Learner) takeReleased() []string {
 // reused buffer and a map lookup, under the mutex; a proposal also
 // checks the new rule against its host's sample.
 func (l *Learner) Observe(url string, fp uint64, first string) []string {
+	return l.ObserveFetch(url, fp, first).Released
+}
+
+// Observation is what ObserveFetch reports.
+type Observation struct {
+	// Released are the parked URLs released by the rules the observation
+	// withdrew, which the crawler queues again.
+	Released []string
+	// Explained reports that the fetch was a duplicate (first, or a URL
+	// of the sample with the same fingerprint) that supports a rule
+	// being learned: an alias host, a prefix, a default document or a
+	// parameter. Such a fetch is URL aliasing the rules will soon stop,
+	// not a sign of a spider trap, whose new URLs serve content seen
+	// before that no rule explains. A DropQuery rule explains nothing:
+	// it is learned path by path, and a session-id trap makes endless
+	// query variants of every path it has. Nor does a validation of an
+	// active rule (its URL and first rewrite to one URL): validations
+	// go on as long as links do, and a trap's links never end.
+	Explained bool
+	// Confirmed reports that active rules map the fetched URL and first
+	// to one URL: a validation that held (or a URL fetched before the
+	// rules were learned).
+	Confirmed bool
+}
+
+// ObserveFetch is Observe, and also reports whether a rule explains the
+// fetch as a duplicate.
+func (l *Learner) ObserveFetch(url string, fp uint64, first string) Observation {
 	p, ok := split(url)
 	if !ok {
-		return nil
+		return Observation{}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -270,13 +299,18 @@ func (l *Learner) Observe(url string, fp uint64, first string) []string {
 	l.st.Observed++
 	h := l.hash(url)
 	hs := l.hostSample(p.host)
+	var confirmed bool
 	if first != "" && first != url {
-		l.pair(url, h, first)
+		confirmed = l.pair(url, h, first)
 	}
+	var explained bool
 	l.checkAll(url, p, h, fp)
+	for _, c := range l.counted {
+		explained = explained || c.proposed && c.c.state != Withdrawn && c.c.kind != DropQuery
+	}
 	l.counted = l.counted[:0]
 	l.sampleAdd(hs, h, fp, url)
-	return l.takeReleased()
+	return Observation{Released: l.takeReleased(), Explained: explained, Confirmed: confirmed}
 }
 
 // ObserveRedirect records that from redirected to to: the server says
@@ -294,10 +328,11 @@ func (l *Learner) ObserveRedirect(from, to string) {
 	l.counted = l.counted[:0]
 }
 
-// pair takes u and v (canonical side) as one content.
-func (l *Learner) pair(u string, hu uint64, v string) {
+// pair takes u and v (canonical side) as one content. It reports
+// whether active rules map both to one URL.
+func (l *Learner) pair(u string, hu uint64, v string) bool {
 	if _, ok := split(v); !ok {
-		return
+		return false
 	}
 	hv := l.hash(v)
 	ru, rv := u, v
@@ -316,14 +351,15 @@ func (l *Learner) pair(u string, hu uint64, v string) {
 		for _, c := range chain {
 			if c.state == Active {
 				c.support++
+				l.probe(c)
 			}
 		}
-		return
+		return true
 	}
 	a, ok1 := split(ru)
 	b, ok2 := split(rv)
 	if !ok1 || !ok2 {
-		return
+		return false
 	}
 	l.specs = derive(l.specs[:0], a, b)
 	for _, sp := range l.specs {
@@ -343,6 +379,7 @@ func (l *Learner) pair(u string, hu uint64, v string) {
 			l.addSupport(c, hv, c.value(b))
 		}
 	}
+	return false
 }
 
 // propose records a new candidate and checks it against the sample, so
@@ -459,13 +496,14 @@ func (l *Learner) evict(c *cand) {
 // variants make with one another and with the frameset count once per
 // variant. val identifies the witness's value of a DropParam parameter.
 func (l *Learner) addSupport(c *cand, w, val uint64) {
-	if slices.Contains(l.counted, counted{c, w}) {
+	if slices.ContainsFunc(l.counted, func(k counted) bool { return k.c == c && k.w == w }) {
 		return
 	}
-	l.counted = append(l.counted, counted{c, w})
+	l.counted = append(l.counted, counted{c, w, c.state == Proposed})
 	switch c.state {
 	case Active:
 		c.support++
+		l.probe(c)
 		return
 	case Withdrawn:
 		return
@@ -502,6 +540,7 @@ func (l *Learner) ripe(c *cand) bool {
 func (l *Learner) activate(c *cand) {
 	c.state, c.seq = Active, l.nextSeq
 	c.act = &active{id: c.id, c: c}
+	l.probe(c)
 	s := l.build()
 	if s.inert[c] {
 		c.state, c.act = Proposed, nil
@@ -511,6 +550,12 @@ func (l *Learner) activate(c *cand) {
 	l.st.Activated++
 	c.pairs = nil
 	l.snap.Store(s)
+}
+
+// probe puts the active rule c on probation while its support is below
+// Options.Probation, and ends it after.
+func (l *Learner) probe(c *cand) {
+	c.act.probation.Store(c.support < l.opts.Probation)
 }
 
 // counter counts a counterexample against c, withdrawing it.
@@ -601,6 +646,15 @@ func (c *cand) rule() Rule {
 		r.Rewritten = c.act.rewritten.Load()
 	}
 	return r
+}
+
+// Version returns a number that changes whenever what AppendRules
+// encodes for the rules changes: a rule activated, withdrawn or refuted.
+// A crawler saves the rules again when it has moved. O(1).
+func (l *Learner) Version() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.st.Activated + l.st.Withdrawn + l.st.Refuted
 }
 
 // Stats returns the counters. Cost: O(rules) under the mutex.

@@ -26,6 +26,15 @@ type Options struct {
 	// never validates.
 	ValidateEvery int
 
+	// Probation is the support an active rule needs before it parks
+	// URLs: until then every URL it rewrites is reported with
+	// Result.Validate, so the crawler fetches both the URL and its
+	// canonical form and each fetch checks the rule. A prefix learned
+	// from the files two directories share meets the files they do not
+	// before it parks them. Default 4 × MinSupport; negative means no
+	// probation.
+	Probation int
+
 	// MaxParked is how many URLs one active rule may hold parked (dropped
 	// by the crawler because of the rule, to be released if the rule is
 	// withdrawn). A rule whose lot is full stops rewriting new URLs
@@ -77,6 +86,9 @@ func (o Options) withDefaults() Options {
 	}
 	def(&o.MinSupport, defaultMinSupport)
 	def(&o.ValidateEvery, defaultValidateEvery)
+	if o.Probation == 0 {
+		o.Probation = 4 * o.MinSupport
+	}
 	def(&o.MaxParked, defaultMaxParked)
 	def(&o.MaxRules, defaultMaxRules)
 	def(&o.MaxHostRules, defaultMaxHostRules)
@@ -94,6 +106,8 @@ func (o Options) validate() string {
 		return "MinSupport"
 	case o.ValidateEvery > maxOption:
 		return "ValidateEvery"
+	case o.Probation > maxOption:
+		return "Probation"
 	case o.MaxParked < 1 || o.MaxParked > maxOption:
 		return "MaxParked"
 	case o.MaxRules < 1 || o.MaxRules > maxOption:

@@ -13,6 +13,7 @@ type active struct {
 	c         *cand // read under Learner.mu only
 	rewritten atomic.Uint64
 	full      atomic.Bool // the rule's parking lot is full: it rewrites no new URL
+	probation atomic.Bool // support below Options.Probation: every rewrite is validated
 }
 
 // snapshot is the immutable set of active rules that Rewrite applies,
