@@ -30,6 +30,18 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	if err != nil {
 		return err
 	}
+	if len(w.parked) > 0 && c.cfg.Splitter != nil && !w.received {
+		// A link of another node's host is that node's to park or fetch.
+		keep := w.parked[:0]
+		for _, p := range w.parked {
+			if c.cfg.Splitter.Local(frontier.HostKey(p.u.URL)) {
+				keep = append(keep, p)
+			} else {
+				cands = append(cands, p.u)
+			}
+		}
+		w.parked = keep
+	}
 	cands = c.split(ctx, w, cands)
 	if w.page != nil {
 		if obs, ok := c.cfg.Prioritizer.(frontier.FetchObserver); ok {
@@ -76,6 +88,14 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		c.commitMu.Unlock()
 		return err
 	}
+	if w.rules && c.keepRules {
+		// The rules moved with this page's fetch: saved in its Txn, so
+		// that the parked URLs of a resumed crawl find their rules.
+		c.rulesBuf, err = c.rules.AppendRules(c.rulesBuf[:0])
+		if err == nil {
+			c.txn.Rules = c.rulesBuf
+		}
+	}
 	if w.page != nil {
 		for i, s := range c.durableSinks {
 			if pr := prepared[i]; pr != nil {
@@ -97,6 +117,11 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			if w.retries > 0 {
 				c.txn.Put = append(c.txn.Put, Pending{URL: l.URL, Retries: w.retries})
 			}
+		case w.outcome == Parked:
+			// Pending still, and in no frontier queue: a resumed crawl
+			// parks it again.
+			c.txn.Put = append(c.txn.Put, Pending{URL: l.URL, Parked: w.parkedOn})
+			w.t.count(Parked)
 		case c.cfg.Continuous && w.revisit:
 			changed := w.res.Fingerprint != l.URL.Fingerprint && l.URL.Fingerprint != 0
 			w.res.Revisit = now.Add(c.revisitInterval(l.URL.History, changed))
@@ -106,10 +131,17 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			c.txn.Done = append(c.txn.Done, l.URL.URL)
 			w.t.count(w.outcome)
 		}
-		gap := c.pol.Gap(w.res)
-		kd := KeyDelta{Key: hostKey(l.URL.URL), Next: now.Add(gap), Gap: gap}
+		kd := KeyDelta{Key: hostKey(l.URL.URL)}
+		if !w.res.Skipped {
+			gap := c.pol.Gap(w.res)
+			kd.Next, kd.Gap = now.Add(gap), gap
+		}
 		if !w.requeue {
-			kd.Pages, kd.Alike = pageDelta(w.outcome)
+			if !w.alias {
+				// A duplicate the URL rules explain is an alias of a
+				// page, not a trap's next page.
+				kd.Pages, kd.Alike = pageDelta(w.outcome)
+			}
 			pageRec.Apply(kd)
 			if c.traps.cut(pageRec) {
 				cut = kd.Key
@@ -142,6 +174,20 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		for _, hd := range holds {
 			h.Hold(hd.key, hd.until)
 		}
+	}
+	if len(w.released) > 0 {
+		// A withdrawn rule gave back its parked URLs: pending in the
+		// State since they were parked, they are queued now.
+		depth := 0
+		if w.l != nil {
+			depth = w.l.URL.Depth + 1
+		}
+		back := make([]frontier.URL, len(w.released))
+		for i, u := range w.released {
+			back[i] = frontier.URL{URL: u, Depth: depth}
+		}
+		admitted = append(admitted, back...)
+		w.t.outcomes[Queued] += uint32(len(back))
 	}
 	if len(admitted) > 0 {
 		if err := c.front.Add(ctx, admitted...); err != nil {
@@ -259,6 +305,10 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 	if w.l != nil && !w.requeue && (w.outcome == Fetched || w.outcome == DuplicateContent) {
 		page = hostKey(w.l.URL.URL)
 	}
+	cands, err := c.parkLocked(ctx, w, cands)
+	if err != nil {
+		return nil, nil, KeyRecord{}, err
+	}
 	if len(cands) == 0 && page == "" {
 		return nil, nil, KeyRecord{}, nil
 	}
@@ -356,6 +406,39 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		w.t.seeds += uint32(len(admitted))
 	}
 	return admitted, holds, recs[page], nil
+}
+
+// parkLocked parks the links of w that a learned rule rewrote (w.parked)
+// and that are not in the URL-seen set: each becomes pending with the URL
+// it is parked on, in the URL-seen set, in no frontier queue, counted
+// under "url rule". A link whose rule is gone by now joins cands, which
+// parkLocked returns. Called with commitMu held.
+func (c *Crawler) parkLocked(ctx context.Context, w *work, cands []frontier.URL) ([]frontier.URL, error) {
+	if len(w.parked) == 0 {
+		return cands, nil
+	}
+	q := &Lookup{URLs: make([]uint64, len(w.parked))}
+	for i := range w.parked {
+		q.URLs[i] = dedup.Fingerprint(w.parked[i].u.URL)
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return nil, fmt.Errorf("crawlkit: URL-seen lookup: %w", err)
+	}
+	batch := make(map[uint64]struct{}, len(w.parked))
+	for i, p := range w.parked {
+		if _, dup := batch[q.URLs[i]]; dup || q.Seen[i] {
+			w.t.count(DuplicateURL)
+			continue
+		}
+		batch[q.URLs[i]] = struct{}{}
+		if !c.rules.Park(p.u.URL, p.canon) {
+			cands = append(cands, p.u)
+			continue
+		}
+		w.t.filter("url rule")
+		c.txn.Add = append(c.txn.Add, Pending{URL: frontier.URL{URL: p.u.URL, Depth: p.u.Depth}, Parked: p.canon})
+	}
+	return cands, nil
 }
 
 // hold is a frontier key and the time before which it must not be

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/crawlkit/crawlkit/dedup/dust"
+
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch"
@@ -121,6 +123,20 @@ type Config struct {
 	// what the host serves (see TrapOptions). nil means the defaults;
 	// &TrapOptions{AlikePages: -1} turns it off.
 	Traps *TrapOptions
+	// URLRules, if not nil, turns on URL rewrite rules learned from the
+	// duplicates the crawl fetches (package dedup/dust: a "www." alias
+	// host, a query parameter that does not change the page,
+	// "/index.html", a symlinked directory), applied to the links it
+	// finds and to the URLs it has queued, so that it stops fetching one
+	// page under many URLs; &dust.Options{} means dust's defaults. A URL
+	// a rule rewrites is parked, not lost (Outcome Parked, or filtered
+	// as "url rule"): a rule that meets a counterexample is withdrawn
+	// and its parked URLs are fetched. The rules are saved with a State
+	// that is a RuleStorer and kept across a resume; Crawler.URLRules
+	// exports them. Off by default: on a small site the rules are
+	// learned too late to save much, and a trap's session ids can look
+	// like an alias for a while.
+	URLRules *dust.Options
 	// MaxLinksPerPage caps the links the default Parser reads from one
 	// page; the links past it are counted (Stats.LinksDropped). Default
 	// fetch.DefaultMaxLinks (100,000: the largest real index pages fit).
@@ -215,6 +231,11 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.Traps.resolved(); err != nil {
 		return bad("%v", err)
+	}
+	if c.URLRules != nil {
+		if _, err := dust.New(c.URLRules); err != nil {
+			return bad("URLRules: %v", err)
+		}
 	}
 	return nil
 }

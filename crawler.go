@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crawlkit/crawlkit/dedup/dust"
+
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch"
@@ -23,20 +25,23 @@ import (
 type Crawler struct {
 	cfg Config
 
-	fetcher  fetch.Fetcher
-	parser   fetch.Parser
-	resolver dns.Resolver
-	robots   *robots.Cache
-	front    frontier.Frontier
-	state    State
-	durable  bool // cfg.State was given: progress and sink positions are saved
-	content  dedup.ContentSeen
-	bodySeen BodySeen // exact duplicates of bodies without text
-	filters  frontier.URLFilter
-	pol      frontier.Politeness
-	traps    TrapOptions
-	cutHosts sync.Map    // host key → struct{}: hosts the trap defence cut, as seen by this run
-	closers  []io.Closer // what New created, closed by Run in reverse order
+	fetcher   fetch.Fetcher
+	parser    fetch.Parser
+	resolver  dns.Resolver
+	robots    *robots.Cache
+	front     frontier.Frontier
+	state     State
+	durable   bool // cfg.State was given: progress and sink positions are saved
+	content   dedup.ContentSeen
+	bodySeen  BodySeen // exact duplicates of bodies without text
+	filters   frontier.URLFilter
+	pol       frontier.Politeness
+	traps     TrapOptions
+	rules     *dust.Learner // nil unless Config.URLRules
+	rulesBuf  []byte        // Txn.Rules, reused
+	keepRules bool          // the State is a RuleStorer: Txn.Rules is saved
+	cutHosts  sync.Map      // host key → struct{}: hosts the trap defence cut, as seen by this run
+	closers   []io.Closer   // what New created, closed by Run in reverse order
 
 	// durableSinks are the Config.Sinks that implement DurableSink, in
 	// order; plainSinks the others.
@@ -81,6 +86,9 @@ func New(cfg Config) (*Crawler, error) {
 	c := &Crawler{cfg: cfg}
 	c.pages.max = cfg.MaxPages
 	c.traps, _ = cfg.Traps.resolved() // validated above
+	if cfg.URLRules != nil {
+		c.rules, _ = dust.New(cfg.URLRules) // validated above
+	}
 	if err := c.assemble(); err != nil {
 		c.closeAll()
 		return nil, err
@@ -229,6 +237,13 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 	return rr, nil
 }
 
+// URLRules returns the learner of the crawl's URL rewrite rules, nil
+// without Config.URLRules: its Rules are the rules learned so far (active
+// ones rewrite links, withdrawn ones are kept so they are not learned
+// again), its Stats count what they saved, and MarshalBinary exports
+// them. Safe to call while the crawl runs.
+func (c *Crawler) URLRules() *dust.Learner { return c.rules }
+
 // Stats returns a snapshot of the crawl's counters; safe to call at any
 // time from any goroutine.
 func (c *Crawler) Stats() Stats {
@@ -367,6 +382,20 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
 		}
 	}
+	if rs, ok := c.state.(RuleStorer); ok && c.rules != nil {
+		c.keepRules = true
+		saved, err := rs.Rules()
+		if err != nil {
+			return 0, fmt.Errorf("crawlkit: loading the URL rules: %w", err)
+		}
+		if saved != nil {
+			if err := c.rules.UnmarshalBinary(saved); err != nil {
+				// Nothing is lost: without their rules, the parked URLs
+				// are queued below, and the rules are learned again.
+				c.cfg.Logger.Error("crawlkit: the saved URL rules are unreadable; learning them again", "err", err)
+			}
+		}
+	}
 	var batch []frontier.URL
 	n := 0
 	flush := func() error {
@@ -384,6 +413,9 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 		return nil
 	}
 	saved, err := c.state.Load(ctx, func(p Pending) error {
+		if p.Parked != "" && c.rules != nil && c.rules.Park(p.URL.URL, p.Parked) {
+			return nil // still parked: its rule holds
+		}
 		batch = append(batch, p.URL)
 		if len(batch) == 4096 {
 			return flush()

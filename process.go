@@ -30,9 +30,22 @@ type work struct {
 	source   string          // the page whose links cands are
 	links    []string        // its out-links, for a FetchObserver
 	cands    []frontier.URL  // URLs to admit
+	parked   []parked        // URLs to park: a learned rule maps them to a candidate
+	released []string        // parked URLs a withdrawn rule gave back, to queue
+	rules    bool            // the learned rules changed: save them with this page
+	alias    bool            // a duplicate the rules explain: not counted by the trap defence
+	parkedOn string          // with outcome Parked: the URL the lease's URL is parked on
 	seeds    bool            // cands are the seeds
 	received bool            // cands came through Add
 	t        tally
+}
+
+// parked is a link a learned rewrite rule maps to a URL among the
+// candidates: it is parked (in the URL-seen set, pending, in no frontier
+// queue) instead of fetched, unless the rule has gone by then.
+type parked struct {
+	u     frontier.URL
+	canon string
 }
 
 // process runs one URL through the loop: robots check, fetch, parse,
@@ -67,8 +80,20 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 
 	if _, cut := c.cutHosts.Load(hostKey(l.URL.URL)); cut {
 		// The trap defence cut the host after this URL was queued.
-		w.outcome = Abandoned
+		w.outcome, w.res.Skipped = Abandoned, true
 		return
+	}
+	if c.rules != nil {
+		// A rule learned after this URL was queued maps it to another:
+		// that one is fetched (it goes through the URL-seen test) and
+		// this one is parked, unless it is due for a validation.
+		if res, ok := c.rules.Rewrite(l.URL.URL); ok && !res.Validate && res.URL != l.URL.URL &&
+			c.passes(nil, res.URL) && c.rules.Park(l.URL.URL, res.URL) {
+			w.parkedOn, w.outcome, w.res.Skipped = res.URL, Parked, true
+			w.cands = []frontier.URL{{URL: res.URL, Depth: l.URL.Depth, Source: l.URL.Source, Anchor: l.URL.Anchor}}
+			w.t.links++
+			return
+		}
 	}
 
 	// Robots.txt immediately before the fetch: rules change while URLs
@@ -156,7 +181,14 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		return
 	case resp.Status >= 300 && resp.Status < 400:
 		if resp.Location != nil {
-			_, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}})
+			if c.rules != nil {
+				if to, err := c.cfg.Canonicalizer.Canonical(resp.Location.String()); err == nil {
+					v := c.rulesVersion()
+					c.rules.ObserveRedirect(l.URL.URL, to)
+					w.rules = c.rulesVersion() != v
+				}
+			}
+			_, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}})
 			w.source = l.URL.URL
 		}
 		w.outcome = Redirected
@@ -186,7 +218,20 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		w.outcome = ParseError
 		return
 	}
-	if c.seenContent(ctx, w, resp, doc) {
+	dup, first := c.seenContent(ctx, w, resp, doc)
+	if c.rules != nil && w.outcome != Unchanged {
+		// Every fetch is evidence for the URL rewrite rules: a page whose
+		// content was first seen at another URL supports the rules that
+		// explain the two URLs' difference, one with new content may
+		// refute a rule, whose parked URLs come back to be fetched.
+		v := c.rulesVersion()
+		o := c.rules.ObserveFetch(l.URL.URL, w.res.Fingerprint, first)
+		// A duplicate the rules explain or confirm is an alias of a page,
+		// not a trap's next page: the trap defence does not count it.
+		w.released, w.alias = o.Released, o.Explained || o.Confirmed
+		w.rules = c.rulesVersion() != v
+	}
+	if dup {
 		// Content seen at another URL: archived and indexed there. Its
 		// links still count: a near-duplicate's may differ from those of
 		// the page it resembles (the class pages of one javadoc package
@@ -195,7 +240,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		// other URLs. They pass the filters and the URL-seen test as any
 		// page's do, which costs little for links already known.
 		if !doc.NoFollow {
-			_, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth+1, doc.Links)
+			_, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth+1, doc.Links)
 		}
 		w.outcome, w.revisit = DuplicateContent, true
 		return
@@ -205,7 +250,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	}
 	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: w.res.Fingerprint}
 	if !doc.NoFollow {
-		page.Links, w.cands = c.filterLinks(&w.t, l.URL.URL, l.URL.Depth+1, doc.Links)
+		page.Links, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth+1, doc.Links)
 	}
 	w.page, w.archive = page, nil
 	w.source, w.links = l.URL.URL, page.Links
@@ -213,17 +258,18 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 }
 
 // seenContent runs the "content seen?" test (IIR §20.2.1) and reports
-// whether the page's content was seen at another URL. A revisit first
+// whether the page's content was seen at another URL, and that URL when
+// the content is the same there, not only alike (a near-duplicate). A revisit first
 // retires its own previous fingerprint when the content changed, or stops
 // as Unchanged when it did not. It sets w.res.Fingerprint.
-func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response, doc *fetch.Document) bool {
+func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response, doc *fetch.Document) (seen bool, first string) {
 	l := w.l
 	fp := dedup.TextFingerprint([]byte(doc.Text))
 	w.res.Fingerprint = fp
 	if old := l.URL.Fingerprint; old != 0 {
 		if old == fp {
 			w.outcome, w.revisit = Unchanged, true
-			return false
+			return false, ""
 		}
 		// The old fingerprint is in one of the two sets, depending on
 		// whether the page had text; forgetting an absent one is a no-op.
@@ -240,30 +286,42 @@ func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response
 		// its bytes are caught by their fingerprint alone.
 		fp = dedup.TextFingerprint(resp.Body)
 		w.res.Fingerprint = fp
-		first, known, err := c.bodySeen.Record(fp, l.URL.URL)
+		at, known, err := c.bodySeen.Record(fp, l.URL.URL)
 		if err != nil {
 			c.reportError(l.URL.URL, err)
 		}
 		// Known at its own URL: recorded by a run killed before the
 		// page was committed, and fetched again on resume.
-		return known && first != l.URL.URL
+		if known && at != l.URL.URL {
+			return true, at
+		}
+		return false, ""
 	case doc.Text != "":
 		m, err := c.content.Seen(ctx, dedup.Doc{URL: l.URL.URL, Text: []byte(doc.Text)})
 		if err != nil {
 			c.reportError(l.URL.URL, err)
-			return false
+			return false, ""
 		}
 		w.res.Fingerprint = m.Fingerprint
-		return m.Seen && m.URL != l.URL.URL
+		if !m.Seen || m.URL == l.URL.URL {
+			return false, ""
+		}
+		if m.Near {
+			return true, ""
+		}
+		return true, m.URL
 	}
-	return false
+	return false, ""
 }
 
 // filterLinks canonicalises a page's links and sends them through the URL
-// filter. It returns the canonical URLs that passed (the page's out-links
-// in the web graph) and, of those, the candidates for the frontier (within
-// MaxDepth), at depth.
-func (c *Crawler) filterLinks(t *tally, source string, depth int, links []fetch.Link) (out []string, cands []frontier.URL) {
+// filter and the learned rewrite rules. It returns the canonical URLs that
+// passed (the page's out-links in the web graph; a link a rule rewrites
+// counts as its canonical form) and, of those, the candidates for the
+// frontier (within MaxDepth), at depth; the links a rule rewrites are put
+// in w.parked, and their canonical forms among the candidates.
+func (c *Crawler) filterLinks(w *work, source string, depth int, links []fetch.Link) (out []string, cands []frontier.URL) {
+	t := &w.t
 	if len(links) > 0 {
 		out, cands = make([]string, 0, len(links)), make([]frontier.URL, 0, len(links))
 	}
@@ -277,18 +335,25 @@ func (c *Crawler) filterLinks(t *tally, source string, depth int, links []fetch.
 			t.filter("malformed")
 			continue
 		}
-		cu, err := url.Parse(canon)
-		if err != nil {
-			t.filter("malformed")
+		if !c.passes(t, canon) {
 			continue
 		}
-		if err := c.filters.Filter(cu); err != nil {
-			reason := "filter"
-			if r, ok := frontier.ReasonOf(err); ok {
-				reason = r.String()
+		var park string
+		if c.rules != nil {
+			// DUST: a learned rule maps the link to the URL its content
+			// is fetched at; that URL passes the filter too, or the link
+			// is taken as it is. One link in Options.ValidateEvery is
+			// fetched anyway, so that a wrong rule meets its
+			// counterexample.
+			if res, ok := c.rules.Rewrite(canon); ok && res.URL != canon && c.passes(nil, res.URL) {
+				t.links++ // the canonical form is a candidate of its own
+				if !res.Validate {
+					park = canon
+				} else if c.cfg.MaxDepth <= 0 || depth <= c.cfg.MaxDepth {
+					cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
+				}
+				canon = res.URL
 			}
-			t.filter(reason)
-			continue
 		}
 		out = append(out, canon)
 		if c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth {
@@ -296,9 +361,38 @@ func (c *Crawler) filterLinks(t *tally, source string, depth int, links []fetch.
 			continue
 		}
 		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
+		if park != "" {
+			w.parked = append(w.parked, parked{frontier.URL{URL: park, Depth: depth, Source: source, Anchor: ln.Text}, canon})
+		}
 	}
 	return out, cands
 }
+
+// passes reports whether the canonical URL canon passes the URL filter,
+// counting a refusal under its reason in t unless t is nil.
+func (c *Crawler) passes(t *tally, canon string) bool {
+	cu, err := url.Parse(canon)
+	if err != nil {
+		if t != nil {
+			t.filter("malformed")
+		}
+		return false
+	}
+	if err := c.filters.Filter(cu); err != nil {
+		if t != nil {
+			reason := "filter"
+			if r, ok := frontier.ReasonOf(err); ok {
+				reason = r.String()
+			}
+			t.filter(reason)
+		}
+		return false
+	}
+	return true
+}
+
+// rulesVersion changes whenever the learned rules that are saved change.
+func (c *Crawler) rulesVersion() uint64 { return c.rules.Version() }
 
 // Add offers URLs to the crawl from outside the loop: the URLs another
 // node's host splitter sent to this one (they are counted as Received), or

@@ -54,7 +54,7 @@ type Pending struct {
 	Retries int
 	// Parked, if not "", is the URL a learned rewrite rule maps URL to:
 	// the crawl fetches that one instead, and keeps URL out of the
-	// frontier while the rule holds (see Config.NoURLRules). A resumed
+	// frontier while the rule holds (see Config.URLRules). A resumed
 	// crawl parks URL again, or queues it when the rule is gone.
 	Parked string
 }

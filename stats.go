@@ -33,6 +33,7 @@ const (
 	Retried                         // a 429/503 or transient failure sent back to the frontier for later
 	Sent                            // the host splitter sent the link to the node that owns its host
 	Abandoned                       // a queued URL of a host the trap defence cut, dropped unfetched (TrapOptions)
+	Parked                          // a queued URL a learned URL rule maps to another, fetched instead; fetched itself if the rule is withdrawn (Config.URLRules)
 	numOutcomes
 )
 
@@ -41,6 +42,7 @@ var outcomeNames = [...]string{
 	DuplicateContent: "duplicate content", Unchanged: "unchanged", Redirected: "redirected",
 	HTTPError: "http error", RobotsDenied: "robots denied", FetchError: "fetch error",
 	ParseError: "parse error", Retried: "retried", Sent: "sent to peer", Abandoned: "abandoned",
+	Parked: "parked",
 }
 
 // String returns the outcome's name as Stats.Summary prints it.
@@ -57,8 +59,10 @@ type Stats struct {
 	Outcomes [numOutcomes]uint64
 	// Seeds is the number of seed URLs queued.
 	Seeds uint64
-	// Links is the number of links extracted from fetched pages (each
-	// ends as Filtered, DuplicateURL, Queued or Sent).
+	// Links is the number of links extracted from fetched pages, plus
+	// the canonical forms the learned URL rules put beside the links
+	// they rewrote (each ends as Filtered, DuplicateURL, Queued or Sent;
+	// a rewritten link itself is Filtered as "url rule" when parked).
 	Links uint64
 	// LinksDropped counts the links the parser did not read because a
 	// page had more than its cap (Config.MaxLinksPerPage), and
@@ -107,7 +111,7 @@ func (s Stats) PagesPerSecond() float64 {
 // Finished returns the number of queued URLs that reached a final outcome.
 func (s Stats) Finished() uint64 {
 	var n uint64
-	for _, o := range []Outcome{Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned} {
+	for _, o := range []Outcome{Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned, Parked} {
 		n += s.Outcomes[o]
 	}
 	return n
