@@ -73,6 +73,12 @@ type Crawler struct {
 	sinkErrors atomic.Uint64
 	stopReason atomic.Value // string
 	ran        atomic.Bool
+
+	// drained is signalled when a worker finishes the last page in
+	// flight, so that housekeeping sees the end of the crawl at once
+	// rather than at its next tick. tick is housekeeping's period.
+	drained chan struct{}
+	tick    time.Duration
 }
 
 // New returns a Crawler for cfg, creating the default for every nil module.
@@ -83,7 +89,7 @@ func New(cfg Config) (*Crawler, error) {
 		return nil, err
 	}
 	cfg.ensureDefaults()
-	c := &Crawler{cfg: cfg}
+	c := &Crawler{cfg: cfg, drained: make(chan struct{}, 1), tick: 50 * time.Millisecond}
 	c.pages.max = cfg.MaxPages
 	c.traps, _ = cfg.Traps.resolved() // validated above
 	if cfg.URLRules != nil {
@@ -641,7 +647,12 @@ func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 		c.c.inflight.Add(1)
 		page := c.process(workCtx, l)
 		c.pages.release(page)
-		c.c.inflight.Add(-1)
+		if c.c.inflight.Add(-1) == 0 {
+			select {
+			case c.drained <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 
@@ -665,15 +676,18 @@ const maxCrawlDelay = 60 * time.Second
 // housekeeping logs progress and stops the crawl at its limits or when
 // there is nothing left to do.
 func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) error {
-	tick := time.NewTicker(50 * time.Millisecond)
+	tick := time.NewTicker(c.tick)
 	defer tick.Stop()
 	lastProgress := time.Now()
 	idle := 0
 	for {
+		drained := false
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+		case <-c.drained:
+			drained = true
 		}
 		if c.fatal.Load() != nil {
 			c.stopReason.CompareAndSwap(nil, "commit failed")
@@ -687,9 +701,18 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			return nil
 		}
 		if !c.cfg.Continuous && s.InFlight == 0 && s.Frontier.Pending() == 0 && c.clusterIdle() {
-			// Two quiet ticks in a row: a worker between Next and its
-			// in-flight count would show as a lease in the frontier.
-			if idle++; idle >= 2 {
+			// Two quiet ticks in a row: a frontier that does not report
+			// its size (not a Stater) shows nothing of a worker between
+			// Next and its in-flight count. One that does counts that
+			// lease until Done, which comes after the Add of the page's
+			// links, so when the last page in flight has just finished
+			// one look is enough: the crawl ends then, not up to two
+			// ticks later.
+			_, counted := c.front.(frontier.Stater)
+			if !drained {
+				idle++
+			}
+			if idle >= 2 || drained && counted {
 				c.stopReason.CompareAndSwap(nil, "frontier empty")
 				stop()
 				return nil
