@@ -27,7 +27,7 @@ func BenchmarkCrawl(b *testing.B) {
 			var elapsed time.Duration
 			for b.Loop() {
 				c, err := New(Config{
-					Seeds: web.Seeds(), Resolver: webResolver(), AllowPrivate: true,
+					Seeds: web.Seeds(), Resolver: webResolver(), AllowPrivate: true, PrivateSuffixes: []string{web.Domain()},
 					Workers: 64, DelayFactor: bc.k, MaxPagesPerHost: 100, MaxRetries: -1,
 					Logger: quietLogger(),
 				})

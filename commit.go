@@ -11,7 +11,6 @@ import (
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/frontier"
-	"github.com/crawlkit/crawlkit/urlnorm"
 )
 
 // commit makes w part of the crawl. Outside the commit lock: links already
@@ -141,6 +140,10 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 				// A duplicate the URL rules explain is an alias of a
 				// page, not a trap's next page.
 				kd.Pages, kd.Alike = pageDelta(w.outcome)
+			}
+			if kd.Pages > 0 {
+				// New content grows its domain's allowance of hosts.
+				c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: domainKey(c.domainOf(frontier.HostKey(l.URL.URL))), Pages: kd.Pages})
 			}
 			pageRec.Apply(kd)
 			if c.traps.cut(pageRec) {
@@ -334,7 +337,7 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		if _, ok := hosts[h]; ok {
 			continue
 		}
-		d := urlnorm.Domain(h)
+		d := c.domainOf(h)
 		hi := hostInfo{hostKey(cands[i].URL), domainKey(d), domainHosts(d)}
 		hosts[h] = hi
 		for _, k := range []string{hi.key, hi.dkey, hi.nkey} {
@@ -380,6 +383,9 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 			continue
 		case newHost && c.cfg.MaxHostsPerDomain > 0 && counts[hi.nkey] >= int64(c.cfg.MaxHostsPerDomain):
 			w.t.filter("domain hosts")
+			continue
+		case newHost && !w.seeds && c.traps.domainFull(counts[hi.nkey], recs[hi.dkey].Pages):
+			w.t.filter("domain trap")
 			continue
 		case c.traps.cut(recs[hi.key]):
 			w.t.filter("trap host")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/crawlkit/crawlkit/dedup/dust"
@@ -119,6 +120,14 @@ type Config struct {
 	// page linking fresh host names) stops there. Default 1,000; negative
 	// means no limit.
 	MaxHostsPerDomain int
+	// PrivateSuffixes are names under which every label is a registrable
+	// domain of its own, as the private section of the Public Suffix List
+	// has them ("blogspot.com": "a.blogspot.com" is one site,
+	// "b.blogspot.com" another), for the per-domain budgets and the trap
+	// defence's domain rule: a hosting service the compiled list does not
+	// know, or a simulated web whose sites are all under one name.
+	// Lower case, without a leading dot.
+	PrivateSuffixes []string
 	// Traps tunes the trap defence, a per-host budget that adapts to
 	// what the host serves (see TrapOptions). nil means the defaults;
 	// &TrapOptions{AlikePages: -1} turns it off.
@@ -231,6 +240,11 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.Traps.resolved(); err != nil {
 		return bad("%v", err)
+	}
+	for _, s := range c.PrivateSuffixes {
+		if s == "" || s != strings.ToLower(s) || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.ContainsAny(s, ":/ ") {
+			return bad("PrivateSuffixes: %q is not a lower-case domain name without dots at its ends", s)
+		}
 	}
 	if c.URLRules != nil {
 		if _, err := dust.New(c.URLRules); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/dedup/dust"
+	"github.com/crawlkit/crawlkit/urlnorm"
 
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/dns"
@@ -581,7 +582,28 @@ func (c *Crawler) resumeUntil(r KeyRecord) time.Time {
 // The key spaces of KeyRecords: URLs admitted per host and the host's
 // next contact, URLs admitted per registrable domain, hosts admitted per
 // registrable domain.
-func hostKey(u string) string          { return "h:" + frontier.HostKey(u) }
+func hostKey(u string) string { return "h:" + frontier.HostKey(u) }
+
+// domainOf returns the registrable domain of a frontier host key (a host
+// name, with its port when it is not the scheme's): urlnorm.Domain of the
+// name without the port, or the label under a Config.PrivateSuffixes
+// entry with that entry.
+func (c *Crawler) domainOf(host string) string {
+	name := host
+	if i := strings.LastIndexByte(name, ':'); i >= 0 && !strings.HasSuffix(name, "]") && strings.Count(name, ":") == 1 {
+		name = name[:i]
+	}
+	for _, s := range c.cfg.PrivateSuffixes {
+		if rest, ok := strings.CutSuffix(name, "."+s); ok {
+			if j := strings.LastIndexByte(rest, '.'); j >= 0 {
+				rest = rest[j+1:]
+			}
+			return rest + "." + s
+		}
+	}
+	return urlnorm.Domain(name)
+}
+
 func domainKey(domain string) string   { return "d:" + domain }
 func domainHosts(domain string) string { return "n:" + domain }
 

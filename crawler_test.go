@@ -55,6 +55,9 @@ func newTestCrawler(t *testing.T, web *fetchtest.Web, mod func(*Config)) *Crawle
 		Workers:      16,
 		DelayFactor:  2,
 		Logger:       quietLogger(),
+		// Each simulated site is a registrable domain of its own, as
+		// sites on the web are.
+		PrivateSuffixes: []string{web.Domain()},
 	}
 	if mod != nil {
 		mod(&cfg)

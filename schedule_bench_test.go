@@ -50,7 +50,7 @@ func BenchmarkScheduleCrawl(b *testing.B) {
 					b.Fatal(err)
 				}
 				c, err := New(Config{
-					Seeds: web.Seeds(), Resolver: webResolver(), AllowPrivate: true, Frontier: f,
+					Seeds: web.Seeds(), Resolver: webResolver(), AllowPrivate: true, PrivateSuffixes: []string{web.Domain()}, Frontier: f,
 					Workers: workers, DelayFactor: -1, MinDelay: gap, MaxRetries: -1,
 					Filters: append(frontier.DefaultFilters(), frontier.Domains(nil, traps)),
 					Logger:  quietLogger(),

@@ -28,6 +28,18 @@ import (
 // resumed crawl remembers what it learned: a cut host stays cut. (A
 // resumed run learns it from the host's first queued URL: that URL and
 // the host's robots.txt are fetched, the rest are abandoned.)
+//
+// A subdomain explosion serves distinct pages, a few per host, under
+// host names without end in one registrable domain (urlnorm.Domain, and
+// Config.PrivateSuffixes). The domain rule grows a registrable domain's
+// allowance of hosts with the pages its hosts serve: beyond DomainHosts
+// hosts, a domain gets one more host for every PagesPerHost pages of new
+// content fetched from it, and a link to a further new host of it is
+// refused (Stats.FilteredBy "domain trap"). A site whose hosts hold
+// PagesPerHost pages or more on average is never held back for long; an
+// explosion whose hosts hold fewer dies out: with 3 pages a host, 16 per
+// host allowed and 10 to start with, it gets about 12 hosts. Seeds are
+// always admitted. MaxHostsPerDomain stays the hard cap.
 type TrapOptions struct {
 	// AlikePages: a host is cut once it has served more than AlikePages
 	// pages whose content had been seen before (exact or near duplicates)
@@ -36,6 +48,12 @@ type TrapOptions struct {
 	// host rule.
 	AlikePages int
 	AlikeRatio float64
+	// DomainHosts and PagesPerHost tune the domain rule: a registrable
+	// domain may have DomainHosts hosts, and one more for every
+	// PagesPerHost pages of new content fetched from its hosts. Defaults
+	// 10 and 16; a negative DomainHosts disables the domain rule.
+	DomainHosts  int
+	PagesPerHost int
 }
 
 // resolved returns the options with their defaults, or an error naming
@@ -54,7 +72,23 @@ func (o *TrapOptions) resolved() (TrapOptions, error) {
 	if r.AlikeRatio == 0 {
 		r.AlikeRatio = 2
 	}
+	if r.PagesPerHost < 0 {
+		return r, fmt.Errorf("Traps.PagesPerHost %d: want ≥ 0", r.PagesPerHost)
+	}
+	if r.DomainHosts == 0 {
+		r.DomainHosts = 10
+	}
+	if r.PagesPerHost == 0 {
+		r.PagesPerHost = 16
+	}
 	return r, nil
+}
+
+// domainFull reports whether a registrable domain that has hosts hosts
+// and whose hosts served pages pages of new content may admit no further
+// host under the domain rule.
+func (o *TrapOptions) domainFull(hosts, pages int64) bool {
+	return o.DomainHosts >= 0 && hosts >= int64(o.DomainHosts)+pages/int64(o.PagesPerHost)
 }
 
 // cut reports whether the host of record r is cut by the host rule.

@@ -55,18 +55,72 @@ func TestTrapOptionsValidated(t *testing.T) {
 			t.Errorf("AlikeRatio %v: err %v, want ErrConfig", ratio, err)
 		}
 	}
+	if _, err := New(Config{Seeds: []string{"http://a.test/"}, Fetcher: fetch.Static{}, Traps: &TrapOptions{PagesPerHost: -1}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("PagesPerHost -1: err %v, want ErrConfig", err)
+	}
+	for _, sfx := range []string{"", ".sim.test", "sim.test.", "Sim.test", "sim.test:80"} {
+		if _, err := New(Config{Seeds: []string{"http://a.test/"}, Fetcher: fetch.Static{}, PrivateSuffixes: []string{sfx}}); !errors.Is(err, ErrConfig) {
+			t.Errorf("PrivateSuffixes %q: err %v, want ErrConfig", sfx, err)
+		}
+	}
+}
+
+// TestDomainRule: a registrable domain gets DomainHosts hosts, then one
+// more per PagesPerHost pages of new content.
+func TestDomainRule(t *testing.T) {
+	def, _ := (*TrapOptions)(nil).resolved()
+	for _, tt := range []struct {
+		name         string
+		o            TrapOptions
+		hosts, pages int64
+		full         bool
+	}{
+		{"a new domain", def, 0, 0, false},
+		{"below the floor", def, 9, 0, false},
+		{"at the floor, no pages", def, 10, 0, true},
+		{"pages grow the allowance", def, 10, 16, false},
+		{"a big site", def, 500, 10000, false},
+		{"an explosion: 3 pages a host", def, 13, 39, true},
+		{"rule off", TrapOptions{DomainHosts: -1, PagesPerHost: 16}, 1 << 20, 0, false},
+	} {
+		if got := tt.o.domainFull(tt.hosts, tt.pages); got != tt.full {
+			t.Errorf("%s: domainFull(%d hosts, %d pages) = %v, want %v", tt.name, tt.hosts, tt.pages, got, tt.full)
+		}
+	}
+}
+
+func TestDomainOf(t *testing.T) {
+	c := &Crawler{cfg: Config{PrivateSuffixes: []string{"sim.test", "hosting.example"}}}
+	for host, want := range map[string]string{
+		"www.cs.stanford.edu":      "stanford.edu",
+		"a.b.example.co.uk:8080":   "example.co.uk",
+		"h001.sim.test:41234":      "h001.sim.test",
+		"www.alias.sim.test:41234": "alias.sim.test",
+		"x1a.explode.test:41234":   "explode.test",
+		"joe.hosting.example":      "joe.hosting.example",
+		"hosting.example":          "hosting.example",
+		"127.0.0.1:8080":           "127.0.0.1",
+		"[::1]:8080":               "[::1]:8080",
+		"blog.example.com.":        "example.com",
+	} {
+		if got := c.domainOf(host); got != want {
+			t.Errorf("domainOf(%q) = %q, want %q", host, got, want)
+		}
+	}
 }
 
 // TestTrapsCostLittle crawls a web with a calendar, a session-id and a
-// directory-depth trap: each costs at most 2% of the crawl's requests,
-// every reachable real page is still fetched, and no host is cut but the
-// traps and hosts that served nothing but copies of another's pages.
+// directory-depth trap and a subdomain explosion: each costs at most 2%
+// of the crawl's requests, every reachable real page is still fetched,
+// and no host is cut but the traps and hosts that served nothing but
+// copies of another's pages.
 func TestTrapsCostLittle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a crawl of 200 hosts")
 	}
+	const explode = "explode.test"
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 200, MeanPages: 20, ChangePeriods: []time.Duration{0},
-		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
+		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond, SubdomainTrap: explode})
 	defer web.Close()
 	c := newTestCrawler(t, web, func(cfg *Config) {
 		cfg.Workers = 64
@@ -82,8 +136,19 @@ func TestTrapsCostLittle(t *testing.T) {
 	}
 	log := web.Log()
 	byHost := map[string]int{}
+	exploded, explodeHosts := 0, map[string]bool{}
 	for _, r := range log {
 		byHost[r.Host]++
+		if strings.HasSuffix(r.Host, "."+explode) {
+			exploded++
+			explodeHosts[r.Host] = true
+		}
+	}
+	if share := float64(exploded) / float64(len(log)); share > 0.02 || exploded == 0 {
+		t.Errorf("the subdomain explosion cost %d of %d requests (%.1f%%) on %d hosts, want > 0 and ≤ 2%%", exploded, len(log), 100*share, len(explodeHosts))
+	}
+	if s.FilteredBy["domain trap"] == 0 {
+		t.Errorf("no link refused by the domain rule: %v", s.FilteredBy)
 	}
 	for _, trap := range web.Traps() {
 		u, _ := url.Parse(trap)
@@ -119,9 +184,9 @@ func TestTrapsCostLittle(t *testing.T) {
 	if cuts == 0 || s.Outcomes[Abandoned] == 0 {
 		t.Errorf("no host cut (%d) or no URL abandoned: %s", cuts, s.Summary())
 	}
-	t.Logf("%d requests; traps: calendar %d, session %d, deep %d; %d hosts cut, %d URLs abandoned",
+	t.Logf("%d requests; traps: calendar %d, session %d, deep %d, subdomain explosion %d on %d hosts; %d hosts cut, %d URLs abandoned, %d links refused by the domain rule",
 		len(log), byHost[web.Host(fetchtest.CalendarTrap)], byHost[web.Host(fetchtest.SessionTrap)], byHost[web.Host(fetchtest.DeepTrap)],
-		cuts, s.Outcomes[Abandoned])
+		exploded, len(explodeHosts), cuts, s.Outcomes[Abandoned], s.FilteredBy["domain trap"])
 }
 
 // copyTrap is a host whose every page has the same text and links two

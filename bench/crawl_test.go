@@ -66,13 +66,14 @@ func BenchmarkCrawlCrawlkit(b *testing.B) {
 			Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 			}),
-			AllowPrivate: true,
-			Workers:      crawlHosts,
-			DelayFactor:  -1, // no adaptive gap: the fixed MinDelay, as colly's Delay
-			MinDelay:     crawlGap,
-			MaxRetries:   -1,
-			Filters:      append(frontier.DefaultFilters(), frontier.Domains(nil, trapHosts(web))),
-			Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+			AllowPrivate:    true,
+			PrivateSuffixes: []string{web.Domain()}, // each simulated site a domain of its own
+			Workers:         crawlHosts,
+			DelayFactor:     -1, // no adaptive gap: the fixed MinDelay, as colly's Delay
+			MinDelay:        crawlGap,
+			MaxRetries:      -1,
+			Filters:         append(frontier.DefaultFilters(), frontier.Domains(nil, trapHosts(web))),
+			Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -41,6 +41,8 @@ func crawlConfig(web *fetchtest.Web, ua string) crawlkit.Config {
 		UserAgent: ua, Agent: "crawlkit", Logger: quietLogger(), ProgressInterval: time.Hour,
 		// Exact duplicates only, as the partitioned test finds.
 		ContentSeen: &dedup.ExactContent{},
+		// Each simulated site is a registrable domain of its own.
+		PrivateSuffixes: []string{web.Domain()},
 	}
 }
 

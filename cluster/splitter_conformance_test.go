@@ -46,6 +46,9 @@ func TestSplitterConformance(t *testing.T) {
 						return nil, errors.New("not crawled: the crawler is not run")
 					}),
 					Logger: quietLogger(),
+					// The hosts of the suite's URLs share one domain
+					// and serve no page here: no domain allowance.
+					Traps: &crawlkit.TrapOptions{DomainHosts: -1},
 				})
 				if err != nil {
 					t.Fatal(err)

@@ -267,7 +267,9 @@ func crawl(t *testing.T, web *fetchtest.Web, f fetch.Fetcher, sinks ...crawlkit.
 		AllowPrivate: true,
 		Workers:      8,
 		DelayFactor:  -1,
-		MaxDuration:  30 * time.Second,
+		// Each simulated site is a registrable domain of its own.
+		PrivateSuffixes: []string{web.Domain()},
+		MaxDuration:     30 * time.Second,
 		// Spider traps are endless: which of their pages a crawl reaches
 		// depends on timing, so they are left out of the comparison.
 		Filters: append(frontier.DefaultFilters(), frontier.Domains(nil, traps)),

@@ -41,7 +41,7 @@ func TestTwoProcessCluster(t *testing.T) {
 	natsAddr := l.Addr().String()
 	l.Close()
 
-	common := []string{"-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private",
+	common := []string{"-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private", "-private-suffixes", web.Domain(),
 		"-workers", "8", "-delay-factor", "2", "-max-per-host", "40", "-nodes", "a,b", "-quiet"}
 	start := func(name string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
 		args := append(append([]string{}, common...), "-node", name, "-user-agent", "crawlkit-node-"+name, "-out", filepath.Join(t.TempDir(), name))

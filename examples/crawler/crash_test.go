@@ -73,7 +73,7 @@ func TestCrashConsistency(t *testing.T) {
 	}
 	const workers = 8
 	out := filepath.Join(t.TempDir(), "out")
-	args := []string{"-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private",
+	args := []string{"-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private", "-private-suffixes", web.Domain(),
 		"-out", out, "-workers", fmt.Sprint(workers), "-delay-factor", "2", "-max-per-host", fmt.Sprint(budget),
 		// A host whose robots.txt a kill interrupted is left alone for
 		// up to MaxDelay after the restart: kept short here.

@@ -130,6 +130,8 @@ type options struct {
 	PerDomain      int     `json:"max_per_domain"`
 	HostsPerDomain int     `json:"max_hosts_per_domain"`
 	TrapAlike      int     `json:"trap_alike"`
+	TrapHosts      int     `json:"trap_domain_hosts"`
+	Suffixes       string  `json:"private_suffixes,omitempty"`
 	NATSURL        string  `json:"nats,omitempty"`
 	NATSEmbed      string  `json:"nats_embed,omitempty"`
 	Node           string  `json:"node,omitempty"`
@@ -176,6 +178,8 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.PerDomain, "max-per-domain", o.PerDomain, "admit at most this many URLs per registrable domain (-1: no limit)")
 	fs.IntVar(&o.HostsPerDomain, "max-hosts-per-domain", o.HostsPerDomain, "admit URLs of at most this many hosts per registrable domain (bounds subdomain explosions; -1: no limit)")
 	fs.IntVar(&o.TrapAlike, "trap-alike", o.TrapAlike, "cut a host as a spider trap once it served more than this many pages of content seen before, and twice as many as new ones (-1: never)")
+	fs.IntVar(&o.TrapHosts, "trap-domain-hosts", o.TrapHosts, "a registrable domain may have this many hosts, and one more per 16 pages of new content from them (bounds subdomain explosions; -1: no such rule)")
+	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&o.NATSURL, "nats", o.NATSURL, "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
 	fs.StringVar(&o.NATSEmbed, "nats-embed", o.NATSEmbed, "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
@@ -192,7 +196,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 // defaults returns the options of a crawl no flag changed.
 func defaults() options {
 	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
-		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16}
+		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16, TrapHosts: 10}
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -231,6 +235,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"limits and delays cannot be negative"}
 	case o.PerHost < -1 || o.PerHost == 0 || o.PerDomain < -1 || o.PerDomain == 0 || o.HostsPerDomain < -1 || o.HostsPerDomain == 0:
 		return nil, usageError{"-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1 for no limit"}
+	case o.TrapHosts < -1 || o.TrapHosts == 0:
+		return nil, usageError{"-trap-domain-hosts takes a positive number, or -1 for no such rule"}
 	case o.TrapAlike < -1 || o.TrapAlike == 0:
 		return nil, usageError{"-trap-alike takes a positive number, or -1 to never cut a host"}
 	case o.Demo && (o.DemoHosts < 1 || o.DemoPages < 1):
@@ -333,7 +339,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		MaxPagesPerHost:   o.PerHost,
 		MaxPagesPerDomain: o.PerDomain,
 		MaxHostsPerDomain: o.HostsPerDomain,
-		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike},
+		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike, DomainHosts: o.TrapHosts},
 		MinDelay:          time.Duration(o.MinDelay),
 		DelayFactor:       o.DelayFactor,
 		MaxDelay:          time.Duration(o.MaxDelay),
@@ -342,6 +348,11 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	if o.DelayFactor == 0 {
 		cfg.DelayFactor = -1 // the flag's 0 means no gap; Config's 0 means the default
+	}
+	for _, sfx := range strings.Split(o.Suffixes, ",") {
+		if sfx = strings.TrimSpace(sfx); sfx != "" {
+			cfg.PrivateSuffixes = append(cfg.PrivateSuffixes, strings.ToLower(sfx))
+		}
 	}
 
 	// The output directory first: it is locked before anything is
@@ -363,6 +374,9 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		defer demo.Close()
 		cfg.Seeds = demo.web.Seeds()
 		cfg.AllowPrivate = true
+		// Each simulated site is a registrable domain of its own, as
+		// sites on the web are.
+		cfg.PrivateSuffixes = append(cfg.PrivateSuffixes, demo.web.Domain())
 		if o.PerHost == defaults().PerHost {
 			// The default budget is for the real web; here no real host
 			// has more than demoMaxPages, so a trap stops at twice that.

@@ -92,7 +92,7 @@ func crawlRSS(tb testing.TB, bin string, pages int, disk bool, extra []string, w
 	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	args := []string{"-seeds-file", seeds, "-dns", srv.Addr(), "-allow-private", "-quiet",
+	args := []string{"-seeds-file", seeds, "-dns", srv.Addr(), "-allow-private", "-quiet", "-private-suffixes", web.Domain(),
 		"-workers", "128", "-delay-factor", "1", "-max-per-domain", "-1", "-max-hosts-per-domain", "-1"}
 	if disk {
 		args = append(args, "-out", filepath.Join(tb.TempDir(), "out"))

@@ -39,7 +39,7 @@ func BenchmarkSubdomainTrapRSS(b *testing.B) {
 		srv := dnstest.Start(b, dnstest.Config{})
 		srv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
 		srv.AddWildcard("explode.test", 300, netip.MustParseAddr("127.0.0.1"))
-		cmd := exec.Command(bin, "-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private", "-quiet",
+		cmd := exec.Command(bin, "-seeds", strings.Join(web.Seeds(), ","), "-dns", srv.Addr(), "-allow-private", "-quiet", "-private-suffixes", web.Domain(),
 			"-out", filepath.Join(b.TempDir(), "out"), "-workers", "64", "-delay-factor", "1", "-continuous",
 			"-duration", trapFor.String())
 		var stderr bytes.Buffer

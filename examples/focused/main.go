@@ -117,6 +117,7 @@ type setup struct {
 	seeds     []string
 	resolver  dns.Resolver
 	allowPriv bool
+	suffixes  []string // Config.PrivateSuffixes
 	filters   frontier.URLFilter
 	budget    int
 	workers   int
@@ -140,13 +141,14 @@ func crawlBudget(ctx context.Context, s setup, p *Focus) (result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cfg := crawlkit.Config{
-		Seeds:        s.seeds,
-		Resolver:     s.resolver,
-		AllowPrivate: s.allowPriv,
-		Filters:      s.filters,
-		Workers:      s.workers,
-		MaxDuration:  2 * time.Minute,
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Seeds:           s.seeds,
+		Resolver:        s.resolver,
+		AllowPrivate:    s.allowPriv,
+		PrivateSuffixes: s.suffixes,
+		Filters:         s.filters,
+		Workers:         s.workers,
+		MaxDuration:     2 * time.Minute,
+		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnPage: func(pg *crawlkit.Page) {
 			title := ""
 			if pg.Document != nil {
@@ -228,6 +230,7 @@ func focused(ctx context.Context, o *options, stdout io.Writer) error {
 		defer web.Close()
 		s.seeds = web.Seeds()
 		s.allowPriv = true
+		s.suffixes = []string{web.Domain()} // each simulated site is a domain of its own
 		s.resolver = loopback(web.Domain())
 		// Ground truth: the title the simulated web generated.
 		s.onTopic = func(u, _ string) bool { return titleHasTopic(q, web.Title(u)) }
