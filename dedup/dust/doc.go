@@ -53,17 +53,26 @@
 //     do; the alias host maps to the host fetched first in the first
 //     supporting pair. Aliases form groups, whose other rules apply to
 //     all their hosts.
-//   - DropParam: a named query parameter ("ref", a session id) does not
-//     change the content on any path of the host. Only pairs of a URL
-//     with the parameter and the same URL without it support it, and
-//     they must show two values of it ("page=1" being the page without
-//     "page" says nothing of "page=2"); two values with one content do
-//     not support it (the canonical form is the URL without the
-//     parameter, whose content must have been seen), two values with
-//     different contents refute it. So a parameter that selects the
-//     content is not dropped, unless MinSupport of its values give the
-//     page without it (an error page): then the first of its other
-//     values that a validation fetches withdraws the rule.
+//   - DropParam: a named query parameter ("ref", a session id), or a set
+//     of them ("utm_medium&utm_source"), does not change the content on
+//     any path of the host; all of them are dropped. The evidence is
+//     gathered over the paths of the host, as Dasgupta et al. generalise
+//     a rule over its contexts: two URLs of one path whose queries differ
+//     only in the components of a set of named parameters, one URL
+//     perhaps without them ("?ref=3" and "", "?sid=a" and "?sid=b",
+//     "?utm_source=share&utm_medium=mail" and ""), support the rule for
+//     that set; the pairs of distinct paths add up. Two URLs that differ
+//     only in those parameters and have different contents refute it: so
+//     "page" on a listing and "lang" on a page with translations are
+//     refuted by the sample as soon as two of their values, or one and
+//     the page without it, have been fetched. A rule needs two values of
+//     its parameters among its pairs ("page=1" being the page without
+//     "page" says nothing of "page=2"), and each of its parameters seen
+//     with two values in the URLs fetched on the host (in its sample, or
+//     since the rule was proposed). A parameter that selects the content
+//     is therefore not dropped, unless MinSupport of its values give one
+//     page (an error page): then the first of its other values that a
+//     validation fetches withdraws the rule.
 //   - DropQuery: the whole query of one path does not change its content
 //     (4,207 "index.html?…" variants of one javadoc frameset).
 //   - DefaultDoc: "/dir/NAME" is "/dir/": NAME is learned (index.html,
@@ -95,14 +104,46 @@
 // 16384); when its lot is full it stops rewriting new URLs, which are then
 // fetched, rather than losing them.
 //
-// A decoy directory — "/v2/" sharing most files with "/v3/" but not all —
-// is therefore handled as follows: if a distinct file is fetched before
-// the prefix rule reaches MinSupport, the rule is refuted and never
-// activated; otherwise it is activated, the distinct files are parked
-// with the rest, and the first of them fetched as a validation (or by any
-// other path) withdraws the rule and releases them all. Distinct files
-// that no validation reaches stay parked, and the rule active, until one
-// does: Stats.Parked tells how many.
+// # Probation
+//
+// A rule that has just been activated may still be on probation: Rewrite
+// then asks for a validation of every URL it rewrites, so the crawler
+// fetches both the URL and its canonical form and each fetch checks the
+// rule; it parks nothing until its support reaches the probation of its
+// kind. The kinds differ in what their supporting pairs show:
+//
+//   - A HostAlias, whose pairs are the same path and query on two hosts,
+//     a DefaultDoc, whose pairs are a directory and its document, and a
+//     DropQuery or DropParam with pairs of a URL with the parameters and
+//     the same URL without them, have seen the canonical form serve the
+//     page they rewrite to it, on MinSupport distinct URLs. Another path
+//     of the same host behaving otherwise is the exception; they have no
+//     probation, and 1 in ValidateEvery of their rewrites is checked.
+//   - A DropParam learned from values alone ("?sid=a" ≡ "?sid=b") has
+//     shown that the values do not select the content, not that the URL
+//     without the parameters, its canonical form, serves it (it may be an
+//     error page or another page). It is on probation until a pair with
+//     a URL without its parameters confirms it — the first validation
+//     whose canonical form is fetched, usually — or its support reaches
+//     Options.Probation (default 4 × MinSupport).
+//   - A PathPrefix is the risky kind: its pairs cannot tell a symlinked
+//     directory from a decoy — "/v2/" sharing most files with "/v3/" but
+//     not all — until a distinct file is fetched, and the directory's
+//     links are in its own files, so a rule that parks "/v2/index.html"
+//     keeps the crawler from even discovering the rest. It is on
+//     probation until its support reaches Options.Probation: a validation
+//     makes one or two pairs (with the first URL of the content and with
+//     the sample), so about six files of the directory after activation
+//     are fetched and compared.
+//
+// A decoy directory is therefore handled as follows: if a distinct file
+// is fetched before the prefix rule reaches MinSupport, the rule is
+// refuted and never activated; if it is fetched during the probation,
+// the rule is withdrawn having parked nothing. Otherwise the distinct
+// files are parked with the rest, and the first of them fetched as a
+// validation (or by any other path) withdraws the rule and releases them
+// all; distinct files that no validation reaches stay parked, and the
+// rule active, until one does: Stats.Parked tells how many.
 //
 // # Calling it from the crawl loop
 //
@@ -140,9 +181,11 @@
 //
 // A checkpoint stores MarshalBinary's bytes with the frontier, and a
 // resume gives them to UnmarshalBinary before the first Rewrite: the
-// active rules, their evidence, the withdrawn rules and the parked URLs
-// survive, since parked URLs are in the URL-seen set but in no frontier.
-// Proposed rules and the sample are relearned.
+// active rules, their evidence (their probation included), the withdrawn
+// rules and the parked URLs survive, since parked URLs are in the
+// URL-seen set but in no frontier. Proposed rules and the sample are
+// relearned. The encoding is versioned; the state of the previous
+// version is still read.
 //
 // # Cost and memory
 //

@@ -228,7 +228,9 @@ func TestWithdrawal(t *testing.T) {
 }
 
 // TestParamChangesContent: a parameter that selects the content is
-// never dropped, even when some of its values give one page.
+// never dropped for good, even when some of its values give one page:
+// those values support the rule, which stays on probation (it has not
+// seen the URL without the parameter) until the next value refutes it.
 func TestParamChangesContent(t *testing.T) {
 	w := web{}
 	var links []string
@@ -255,16 +257,19 @@ func TestParamChangesContent(t *testing.T) {
 	if lost := c.lost(links); len(lost) > 0 {
 		t.Errorf("lost %q", lost)
 	}
-	if got := rules(c.l); len(got) > 0 {
-		t.Errorf("rules %q: the values support nothing", got)
+	if st := c.l.Stats(); st.Parked != 0 || st.Withdrawn+st.Refuted != 1 {
+		t.Errorf("stats %+v; rules %q", st, rules(c.l))
 	}
-	// The bare URL fetched first: the equal values are still no support,
-	// the others are counterexamples.
-	c = newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1}, w)
+	// The bare URL fetched first: the values that give the error page
+	// support the rule, the next value refutes it before it activates.
+	c = newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1}, w)
 	c.run(links[len(links)-1])
 	c.run(links...)
-	if got := rules(c.l); len(got) > 0 {
-		t.Errorf("rules %q", got)
+	if st := c.l.Stats(); st.Activated != 0 || st.Refuted != 1 {
+		t.Errorf("stats %+v; rules %q", st, rules(c.l))
+	}
+	if lost := c.lost(links); len(lost) > 0 {
+		t.Errorf("lost %q", lost)
 	}
 }
 
@@ -543,25 +548,29 @@ func TestObserveExplainedQuery(t *testing.T) {
 	}
 }
 
-// TestProbation: an active rule validates every rewrite until its
-// support reaches Options.Probation, and parks URLs only after.
+// TestProbation: an active PathPrefix validates every rewrite until its
+// support reaches Options.Probation, and parks URLs only after; an
+// alias parks at once.
 func TestProbation(t *testing.T) {
 	l, _ := dust.New(&dust.Options{MinSupport: 2, Probation: 4, ValidateEvery: -1})
 	fetch := func(i int) {
-		a := fmt.Sprintf("http://a.sim.test/p%d", i)
+		a := fmt.Sprintf("http://a.sim.test/v3/p%d", i)
 		l.ObserveFetch(a, uint64(i), "")
-		l.ObserveFetch(fmt.Sprintf("http://www.a.sim.test/p%d", i), uint64(i), a)
+		l.ObserveFetch(fmt.Sprintf("http://a.sim.test/current/p%d", i), uint64(i), a)
+		l.ObserveFetch(fmt.Sprintf("http://www.a.sim.test/v3/p%d", i), uint64(i), a)
 	}
 	fetch(1)
-	fetch(2) // support 2: active, on probation
-	r, ok := l.Rewrite("http://www.a.sim.test/p100")
-	if !ok || !r.Validate {
-		t.Fatalf("a rule on probation: %+v, %v; want a rewrite to validate", r, ok)
+	fetch(2) // support 2: active, the prefix on probation
+	if r, ok := l.Rewrite("http://a.sim.test/current/p100"); !ok || !r.Validate {
+		t.Fatalf("a prefix on probation: %+v, %v; want a rewrite to validate", r, ok)
+	}
+	if r, ok := l.Rewrite("http://www.a.sim.test/v3/p100"); !ok || r.Validate {
+		t.Fatalf("an alias after activation: %+v, %v; want a rewrite that parks", r, ok)
 	}
 	fetch(3)
 	fetch(4) // support 4: probation over
 	for i := 100; i < 140; i++ {
-		if r, ok := l.Rewrite(fmt.Sprintf("http://www.a.sim.test/p%d", i)); !ok || r.Validate {
+		if r, ok := l.Rewrite(fmt.Sprintf("http://a.sim.test/current/p%d", i)); !ok || r.Validate {
 			t.Fatalf("after probation: %+v, %v; want a rewrite that parks", r, ok)
 		}
 	}
@@ -571,7 +580,7 @@ func TestProbation(t *testing.T) {
 	if err := l2.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := l2.Rewrite("http://www.a.sim.test/p100"); !r.Validate {
-		t.Error("support 4 < Probation 8 after decoding, but the rule parks")
+	if r, _ := l2.Rewrite("http://a.sim.test/current/p100"); !r.Validate {
+		t.Error("support 4 < Probation 8 after decoding, but the prefix parks")
 	}
 }

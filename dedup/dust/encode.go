@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/crawlkit/crawlkit/internal/wire"
 )
@@ -13,15 +14,29 @@ import (
 // The encoded state: the magic and version, then uvarints and
 // length-prefixed strings.
 //
-//	"dust" 0x01
+//	"dust" 0x02
 //	nextID nextSeq
 //	Observed Proposed Activated Withdrawn Refuted Dropped Released
 //	count, then per rule (active and withdrawn, by ID):
-//	  id kind(byte) state(byte) refuted(byte) host from to
+//	  id kind(byte) state(byte) flags(byte) host from to
 //	  support counterexamples seq rewritten released
 //	count, then per parked URL (by URL):
 //	  url count ids
-const magic = "dust\x01"
+//
+// The flags are 1, refuted (withdrawn before it was active), and 2, bare
+// (a DropParam with a pair of a URL without its parameters). Version 1,
+// whose flags byte was the refuted one alone, is still read: it had no
+// parameter sets, and its parameter rules were all learned from pairs
+// with the URL without the parameter, so they are bare.
+const (
+	magic   = "dust\x02"
+	magicV1 = "dust\x01"
+)
+
+const (
+	flagRefuted = 1 << iota
+	flagBare
+)
 
 const (
 	maxString  = 1 << 16 // longest host, name, prefix or URL decoded
@@ -66,7 +81,8 @@ func (l *Learner) appendState(b []byte, parked bool) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, c := range rs {
 		b = binary.AppendUvarint(b, uint64(c.id))
-		b = append(b, byte(c.kind), byte(c.state), boolByte(c.refuted))
+		flags := boolByte(c.refuted) | boolByte(c.bare)<<1
+		b = append(b, byte(c.kind), byte(c.state), flags)
 		for _, s := range [3]string{c.host, c.from, c.to} {
 			b = appendString(b, s)
 		}
@@ -163,7 +179,11 @@ func corrupt(what string) error {
 }
 
 func decode(data []byte) (*decoded, error) {
-	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+	if len(data) < len(magic) {
+		return nil, corrupt("header")
+	}
+	v1 := string(data[:len(magicV1)]) == magicV1
+	if !v1 && string(data[:len(magic)]) != magic {
 		return nil, corrupt("header")
 	}
 	r := wire.Decoder{B: data[len(magic):]}
@@ -188,7 +208,12 @@ func decode(data []byte) (*decoded, error) {
 		what := "rule " + strconv.Itoa(i)
 		id := r.Uvarint()
 		c := &cand{id: RuleID(id)}
-		c.kind, c.state, c.refuted = Kind(r.Byte()), State(r.Byte()), r.Byte() == 1
+		c.kind, c.state = Kind(r.Byte()), State(r.Byte())
+		flags := r.Byte()
+		if v1 && c.kind == DropParam && flags&^flagRefuted == 0 {
+			flags |= flagBare // see magic
+		}
+		c.refuted, c.bare = flags&flagRefuted != 0, flags&flagBare != 0
 		c.host, c.from, c.to = string(r.Bytes(maxString)), string(r.Bytes(maxString)), string(r.Bytes(maxString))
 		var v [5]uint64
 		for j := range v {
@@ -202,7 +227,9 @@ func decode(data []byte) (*decoded, error) {
 			return nil, corrupt(what + ": ID")
 		case c.state != Active && c.state != Withdrawn || c.refuted && c.state != Withdrawn:
 			return nil, corrupt(what + ": state")
-		case !c.valid() || keys[c.key()]:
+		case flags&^(flagRefuted|flagBare) != 0 || c.bare && c.kind != DropParam || v1 && flags&^flagRefuted != 0 && c.kind != DropParam:
+			return nil, corrupt(what + ": flags")
+		case !c.valid() || keys[c.key()] || v1 && c.kind == DropParam && strings.Contains(c.from, "&"):
 			return nil, corrupt(what + ": " + c.kind.String())
 		case v[0] > maxCounter || v[1] > maxCounter || c.state == Active && (v[1] != 0 || v[2] >= d.nextSeq):
 			return nil, corrupt(what + ": evidence")

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/crawlkit/crawlkit/dedup/dust"
@@ -83,7 +85,7 @@ func TestDecodeCorrupt(t *testing.T) {
 // TestDecodeHostile: counts and lengths far beyond the input are refused
 // before anything is allocated for them.
 func TestDecodeHostile(t *testing.T) {
-	head := append([]byte("dust\x01"), 5, 1, 0, 0, 0, 0, 0, 0, 0)
+	head := append([]byte("dust\x02"), 5, 1, 0, 0, 0, 0, 0, 0, 0)
 	huge := binary.AppendUvarint(nil, 1<<62)
 	inputs := [][]byte{
 		append(slices.Clone(head), huge...),                          // rules
@@ -114,6 +116,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	b, _ := l.MarshalBinary()
 	f.Add(b)
 	f.Add([]byte("dust\x01"))
+	f.Add([]byte("dust\x02"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, _ := dust.New(nil)
@@ -170,6 +173,67 @@ func TestAppendRules(t *testing.T) {
 		r, ok := l2.Rewrite(k.unseen[0])
 		if !ok || !l2.Park(k.unseen[0], r.URL) {
 			t.Errorf("%s does not park again after decoding the rules", k.unseen[0])
+		}
+	}
+}
+
+// TestDecodeVersion1: the state of version 1 is still read; its
+// parameter rules were learned from pairs with the URL without the
+// parameter, so they park at once. It had no parameter sets.
+func TestDecodeVersion1(t *testing.T) {
+	v1 := func(param string) []byte {
+		b := append([]byte("dust\x01"), 2, 1, 0, 0, 0, 0, 0, 0, 0) // next ID and seq, counters
+		b = append(b, 1, 1, byte(dust.DropParam), byte(dust.Active), 0)
+		for _, s := range []string{"s.sim.test", param, ""} {
+			b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
+		}
+		return append(b, 4, 0, 0, 0, 0, 0) // evidence, no parked URL
+	}
+	l, _ := dust.New(&dust.Options{ValidateEvery: -1})
+	if err := l.UnmarshalBinary(v1("ref")); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := l.Rewrite("http://s.sim.test/x?ref=1&a=2"); !ok || r.URL != "http://s.sim.test/x?a=2" || r.Validate {
+		t.Errorf("Rewrite after decoding version 1: %+v, %v", r, ok)
+	}
+	b, _ := l.MarshalBinary()
+	if !strings.HasPrefix(string(b), "dust\x02") {
+		t.Errorf("encoded as %q", b[:5])
+	}
+	if err := l.UnmarshalBinary(v1("a&b")); !errors.Is(err, dust.ErrCorrupt) {
+		t.Errorf("a parameter set in version 1: %v", err)
+	}
+}
+
+// TestEncodeParamSet: a parameter set and a rule still on probation for
+// want of the URL without its parameters survive the encoding.
+func TestEncodeParamSet(t *testing.T) {
+	l, _ := dust.New(&dust.Options{MinSupport: 2, ValidateEvery: -1})
+	for i := range 3 {
+		u := fmt.Sprintf("http://s.sim.test/a%d", i)
+		l.Observe(u, uint64(i), "")
+		l.Observe(fmt.Sprintf("%s?utm_source=s&utm_medium=m%d", u, i), uint64(i), u)
+		l.Observe(fmt.Sprintf("%s?utm_source=t&utm_medium=n%d", u, i), uint64(i), u)
+		l.Observe(fmt.Sprintf("http://s.sim.test/c?sid=%d", 2*i), 99, "http://s.sim.test/c?sid=0")
+	}
+	want := rules(l)
+	b, _ := l.MarshalBinary()
+	l2, _ := dust.New(&dust.Options{MinSupport: 2, ValidateEvery: -1})
+	if err := l2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	got := rules(l2)
+	for _, r := range want {
+		if strings.Contains(r, "[proposed]") {
+			continue
+		}
+		if !slices.Contains(got, r) {
+			t.Errorf("after decoding: rules %q, want %q", got, want)
+		}
+	}
+	for u, validate := range map[string]bool{"http://s.sim.test/x?utm_medium=q&utm_source=r": false, "http://s.sim.test/c?sid=9": true} {
+		if r, ok := l2.Rewrite(u); !ok || r.Validate != validate {
+			t.Errorf("Rewrite(%q) after decoding = %+v, %v; want validate %v (rules %q)", u, r, ok, validate, got)
 		}
 	}
 }

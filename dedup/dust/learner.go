@@ -47,13 +47,15 @@ type cand struct {
 	id       RuleID
 	state    State
 	refuted  bool // withdrawn before it was active
+	bare     bool // a DropParam: a pair had a URL without its parameters
 	support  int
 	counter  int
-	pairs    []uint64  // the witnesses of the supporting pairs, until activation
-	vals     [2]uint64 // two values of a DropParam's parameter among them
-	seq      uint64    // order of activation
-	act      *active   // set on activation
-	parked   []string  // URLs parked under the rule; some may be released (see parkedBy)
+	pairs    []uint64    // the witnesses of the supporting pairs, until activation
+	vals     [2]uint64   // two values of a DropParam's parameters among them
+	seen     [][2]uint64 // a DropParam: two values of each name in fetched URLs
+	seq      uint64      // order of activation
+	act      *active     // set on activation
+	parked   []string    // URLs parked under the rule; some may be released (see parkedBy)
 	nParked  int
 	released uint64
 	mark     uint64 // Learner.gen of the observation that last checked it
@@ -65,6 +67,7 @@ type counted struct {
 	c        *cand
 	w        uint64
 	proposed bool // c was proposed, not yet active, when the pair came
+	values   bool // two values of c's parameters, neither URL without them
 }
 
 // Result is the answer of Rewrite.
@@ -276,7 +279,9 @@ type Observation struct {
 	// not a sign of a spider trap, whose new URLs serve content seen
 	// before that no rule explains. A DropQuery rule explains nothing:
 	// it is learned path by path, and a session-id trap makes endless
-	// query variants of every path it has. Nor does a validation of an
+	// query variants of every path it has; nor does a pair of two values
+	// of a parameter ("?sid=a", "?sid=b"), for the same reason, though
+	// it supports the DropParam rule. Nor does a validation of an
 	// active rule (its URL and first rewrite to one URL): validations
 	// go on as long as links do, and a trap's links never end.
 	Explained bool
@@ -306,7 +311,7 @@ func (l *Learner) ObserveFetch(url string, fp uint64, first string) Observation 
 	var explained bool
 	l.checkAll(url, p, h, fp)
 	for _, c := range l.counted {
-		explained = explained || c.proposed && c.c.state != Withdrawn && c.c.kind != DropQuery
+		explained = explained || c.proposed && c.c.state != Withdrawn && c.c.kind != DropQuery && !c.values
 	}
 	l.counted = l.counted[:0]
 	l.sampleAdd(hs, h, fp, url)
@@ -348,9 +353,12 @@ func (l *Learner) pair(u string, hu uint64, v string) bool {
 	}
 	if ru == rv {
 		// Explained by active rules (a validation): support for them.
+		pu, _ := split(u)
+		pv, _ := split(v)
 		for _, c := range chain {
 			if c.state == Active {
 				c.support++
+				c.bare = c.bare || c.kind == DropParam && !(c.rewrites(pu) && c.rewrites(pv))
 				l.probe(c)
 			}
 		}
@@ -373,11 +381,17 @@ func (l *Learner) pair(u string, hu uint64, v string) bool {
 				continue
 			}
 		}
-		if c.rewrites(a) {
-			l.addSupport(c, hu, c.value(a))
-		} else {
-			l.addSupport(c, hv, c.value(b))
+		c.see(a)
+		c.see(b)
+		ra, rb := c.rewrites(a), c.rewrites(b)
+		w, va, vb := hv, uint64(0), uint64(0)
+		if ra {
+			w, va = hu, c.value(a)
 		}
+		if rb {
+			vb = c.value(b)
+		}
+		l.addSupport(c, w, va, vb, c.kind == DropParam && ra && rb)
 	}
 	return false
 }
@@ -390,6 +404,9 @@ func (l *Learner) propose(sp spec, k key) *cand {
 		return nil
 	}
 	c := &cand{spec: sp, id: l.nextID, state: Proposed}
+	if sp.kind == DropParam {
+		c.seen = make([][2]uint64, strings.Count(sp.from, "&")+1)
+	}
 	l.nextID++
 	l.st.Proposed++
 	l.rules[k] = c
@@ -494,15 +511,18 @@ func (l *Learner) evict(c *cand) {
 // pair is identified by its witness w, the URL of the two that c
 // rewrites (the newer if c rewrites both): the pairs a frameset's
 // variants make with one another and with the frameset count once per
-// variant. val identifies the witness's value of a DropParam parameter.
-func (l *Learner) addSupport(c *cand, w, val uint64) {
+// variant. For a DropParam, va and vb identify the values of its
+// parameters in the two URLs (0 for a URL without them), and values
+// reports a pair of two values, neither URL without the parameters.
+func (l *Learner) addSupport(c *cand, w, va, vb uint64, values bool) {
 	if slices.ContainsFunc(l.counted, func(k counted) bool { return k.c == c && k.w == w }) {
 		return
 	}
-	l.counted = append(l.counted, counted{c, w, c.state == Proposed})
+	l.counted = append(l.counted, counted{c, w, c.state == Proposed, values})
 	switch c.state {
 	case Active:
 		c.support++
+		c.bare = c.bare || c.kind == DropParam && !values
 		l.probe(c)
 		return
 	case Withdrawn:
@@ -515,11 +535,14 @@ func (l *Learner) addSupport(c *cand, w, val uint64) {
 		c.pairs = append(c.pairs, w)
 	}
 	c.support++
-	if val != 0 && val != c.vals[0] && c.vals[1] == 0 {
-		if c.vals[0] == 0 {
-			c.vals[0] = val
-		} else {
-			c.vals[1] = val
+	c.bare = c.bare || c.kind == DropParam && !values
+	for _, v := range [2]uint64{va, vb} {
+		if v != 0 && v != c.vals[0] && c.vals[1] == 0 {
+			if c.vals[0] == 0 {
+				c.vals[0] = v
+			} else {
+				c.vals[1] = v
+			}
 		}
 	}
 	if l.retro != c && l.ripe(c) {
@@ -528,11 +551,54 @@ func (l *Learner) addSupport(c *cand, w, val uint64) {
 }
 
 // ripe reports whether the proposed c has the support to be activated:
-// MinSupport distinct pairs and, for a DropParam, two values of the
-// parameter among them ("page=1" the same as no page says nothing about
-// "page=2").
+// MinSupport distinct pairs and, for a DropParam, two values of its
+// parameters among them ("page=1" the same as no page says nothing about
+// "page=2") and two values of each of its parameters in the URLs fetched
+// on the host since it was proposed, its host's sample included.
 func (l *Learner) ripe(c *cand) bool {
-	return c.support >= l.opts.MinSupport && (c.kind != DropParam || c.vals[1] != 0)
+	if c.support < l.opts.MinSupport {
+		return false
+	}
+	if c.kind != DropParam {
+		return true
+	}
+	for _, v := range c.seen {
+		if v[1] == 0 {
+			return false
+		}
+	}
+	return c.vals[1] != 0
+}
+
+// see records the values of the parameters of a proposed DropParam c in
+// the URL p.
+func (c *cand) see(p parts) {
+	if c.state != Proposed || c.seen == nil || !p.hasQuery {
+		return
+	}
+	for q := p.query; q != ""; {
+		comp, rest, _ := strings.Cut(q, "&")
+		q = rest
+		n, ok := paramName(comp)
+		if !ok {
+			continue
+		}
+		i := 0
+		for set := c.from; set != ""; i++ {
+			m, more, _ := strings.Cut(set, "&")
+			if m == n {
+				v := &c.seen[i]
+				switch h := fnv(comp) | 1; {
+				case v[0] == 0:
+					v[0] = h
+				case v[0] != h && v[1] == 0:
+					v[1] = h
+				}
+				break
+			}
+			set = more
+		}
+	}
 }
 
 // activate makes c active unless it conflicts with an active rule (see
@@ -548,14 +614,27 @@ func (l *Learner) activate(c *cand) {
 	}
 	l.nextSeq++
 	l.st.Activated++
-	c.pairs = nil
+	c.pairs, c.seen = nil, nil
 	l.snap.Store(s)
 }
 
 // probe puts the active rule c on probation while its support is below
-// Options.Probation, and ends it after.
+// the probation of its kind, and ends it after.
 func (l *Learner) probe(c *cand) {
-	c.act.probation.Store(c.support < l.opts.Probation)
+	c.act.probation.Store(c.support < l.probation(c))
+}
+
+// probation is the support c needs before it parks URLs (see Probation
+// in the package documentation): Options.Probation for a PathPrefix,
+// whose pairs cannot tell a symlink from a directory that shares most of
+// its files, and for a DropParam learned from values alone until a pair
+// with a URL without its parameters confirms its canonical form; none
+// for the others.
+func (l *Learner) probation(c *cand) int {
+	if c.kind == PathPrefix || c.kind == DropParam && !c.bare {
+		return l.opts.Probation
+	}
+	return 0
 }
 
 // counter counts a counterexample against c, withdrawing it.
@@ -563,7 +642,7 @@ func (l *Learner) counter(c *cand) {
 	c.counter++
 	switch c.state {
 	case Proposed:
-		c.state, c.refuted, c.pairs = Withdrawn, true, nil
+		c.state, c.refuted, c.pairs, c.seen = Withdrawn, true, nil, nil
 		l.st.Refuted++
 	case Active:
 		c.state = Withdrawn
@@ -617,21 +696,18 @@ func (c *cand) rewrites(p parts) bool {
 	return false
 }
 
-// value identifies the values of the parameter of a DropParam in p
-// (never 0), or is 0.
+// value identifies the values of the parameters of a DropParam in p,
+// whatever their order (never 0), or is 0.
 func (c *cand) value(p parts) uint64 {
 	if c.kind != DropParam {
 		return 0
 	}
-	h := uint64(14695981039346656037)
+	var h uint64
 	for q := p.query; q != ""; {
 		comp, rest, _ := strings.Cut(q, "&")
 		q = rest
-		if n, ok := paramName(comp); ok && n == c.from {
-			for i := len(n); i < len(comp); i++ {
-				h ^= uint64(comp[i])
-				h *= 1099511628211
-			}
+		if n, ok := paramName(comp); ok && inSet(c.from, n) {
+			h += fnv(comp)
 		}
 	}
 	return h | 1

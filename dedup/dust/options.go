@@ -26,12 +26,15 @@ type Options struct {
 	// never validates.
 	ValidateEvery int
 
-	// Probation is the support an active rule needs before it parks
-	// URLs: until then every URL it rewrites is reported with
-	// Result.Validate, so the crawler fetches both the URL and its
-	// canonical form and each fetch checks the rule. A prefix learned
-	// from the files two directories share meets the files they do not
-	// before it parks them. Default 4 × MinSupport; negative means no
+	// Probation is the support an active rule of a risky kind needs
+	// before it parks URLs: a PathPrefix, and a DropParam learned from
+	// values alone until a pair with the URL without its parameters
+	// confirms it (see Probation in the package documentation). Until
+	// then every URL it rewrites is reported with Result.Validate, so the
+	// crawler fetches both the URL and its canonical form and each fetch
+	// checks the rule: a prefix learned from the files two directories
+	// share meets the files they do not before it parks them. The other
+	// kinds park once active. Default 4 × MinSupport; negative means no
 	// probation.
 	Probation int
 

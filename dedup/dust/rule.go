@@ -1,6 +1,7 @@
 package dust
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,8 +16,10 @@ const (
 	// are rewritten to To ("www.x" ≡ "x", a mirror name). To is the host
 	// fetched first in the first supporting pair.
 	HostAlias Kind = 1 + iota
-	// DropParam: the query parameter From does not change the content
-	// on Host, on any path; it is dropped ("ref", a session id).
+	// DropParam: the query parameters From (one name, or a set of names
+	// sorted and joined by "&") do not change the content on Host, on
+	// any path; they are dropped ("ref", a session id,
+	// "utm_medium&utm_source").
 	DropParam
 	// DropQuery: the query does not change the content of path From on
 	// Host; it is dropped whole (a javadoc frameset "index.html?…").
@@ -82,7 +85,8 @@ type Rule struct {
 	// host of Host's alias group).
 	Host string
 	// From and To are, by Kind: HostAlias, Host and the canonical host;
-	// DropParam, the parameter name; DropQuery, the path; DefaultDoc,
+	// DropParam, the parameter name or the names of a set, sorted and
+	// joined by "&"; DropQuery, the path; DefaultDoc,
 	// the document name; PathPrefix, the prefix rewritten and its
 	// canonical replacement. Unused fields are empty.
 	From, To string
@@ -172,7 +176,7 @@ func (s spec) valid() bool {
 	case HostAlias:
 		return s.from == s.host && validHost(s.to) && s.to != s.from
 	case DropParam:
-		return s.to == "" && s.from != "" && !strings.ContainsAny(s.from, "&=#") && validChars(s.from)
+		return s.to == "" && validParams(s.from)
 	case DropQuery:
 		return s.to == "" && validPath(s.from)
 	case DefaultDoc:
@@ -234,40 +238,43 @@ func derive(dst []spec, u, v parts) []spec {
 // maxParams bounds the query components a pair is compared by.
 const maxParams = 32
 
-// deriveQuery explains two queries of one path when one of them is the
-// other without a parameter (DropParam) or without the whole query
-// (DropQuery, also when the query is not named parameters). Two variants
-// of a query ("?ref=a" and "?ref=b") explain nothing: the rule's
-// canonical form is the URL without the parameter, and only that URL's
-// content can support it.
+// maxSetParams bounds the names of one DropParam rule.
+const maxSetParams = 8
+
+// deriveQuery explains two queries of one path that differ only in the
+// components of a set of named parameters, whatever their values and
+// whether one URL has them at all: DropParam for the set of names
+// ("?ref=3" and "", "?sid=a" and "?sid=b", "?ref=3" and
+// "?utm_source=share&utm_medium=mail"). When one URL has no query and
+// the other more than a parameter, or components that are not named
+// parameters, the whole query of the path explains them too (DropQuery).
 func deriveQuery(dst []spec, u, v parts) []spec {
-	if u.query == "" || v.query == "" {
-		long := u
-		if u.query == "" {
-			long = v
-		}
-		var cb [maxParams]string
-		comps, ok := components(cb[:0], long.query)
-		if !ok || len(comps) == 0 {
-			return dst
-		}
-		if n, named := paramName(comps[0]); len(comps) == 1 && named {
-			return append(dst, spec{DropParam, u.host, n, ""})
-		}
-		return append(dst, spec{DropQuery, u.host, u.path, ""})
-	}
 	var ub, vb [maxParams]string
 	uc, ok1 := components(ub[:0], u.query)
 	vc, ok2 := components(vb[:0], v.query)
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || len(uc)+len(vc) == 0 {
 		return dst
 	}
-	onlyU, onlyV := difference(uc, vc), difference(vc, uc)
-	if len(onlyU)+len(onlyV) == 1 {
-		extra := append(onlyU, onlyV...)[0]
-		if n, named := paramName(extra); named {
-			return append(dst, spec{DropParam, u.host, n, ""})
+	var nb [maxSetParams]string
+	names, named := nb[:0], true
+	for _, c := range append(difference(uc, vc), difference(vc, uc)...) {
+		n, ok := paramName(c)
+		switch {
+		case !ok:
+			named = false
+		case slices.Contains(names, n):
+		case len(names) == maxSetParams:
+			named = false
+		default:
+			names = append(names, n)
 		}
+	}
+	if named && len(names) > 0 {
+		slices.Sort(names)
+		dst = append(dst, spec{DropParam, u.host, strings.Join(names, "&"), ""})
+	}
+	if (len(uc) == 0 || len(vc) == 0) && !(named && len(names) == 1) {
+		dst = append(dst, spec{DropQuery, u.host, u.path, ""})
 	}
 	return dst
 }
@@ -303,6 +310,35 @@ outer:
 		out = append(out, x)
 	}
 	return out
+}
+
+// validParams reports whether s names a set of query parameters: names
+// without "=" or "#", sorted, distinct, joined by "&".
+func validParams(s string) bool {
+	prev, n := "", 0
+	for s != "" || n == 0 {
+		name, rest, more := strings.Cut(s, "&")
+		if name == "" || name <= prev || strings.ContainsAny(name, "=#") || !validChars(name) || n == maxSetParams {
+			return false
+		}
+		if more && rest == "" {
+			return false
+		}
+		prev, s, n = name, rest, n+1
+	}
+	return true
+}
+
+// inSet reports whether name is one of the "&"-joined names of set.
+func inSet(set, name string) bool {
+	for set != "" {
+		n, rest, _ := strings.Cut(set, "&")
+		if n == name {
+			return true
+		}
+		set = rest
+	}
+	return false
 }
 
 // paramName returns the name of a query component "name=value"; a

@@ -215,6 +215,7 @@ func (l *Learner) check(c *cand, u string, p parts, h, fp uint64) {
 			}
 			return
 		}
+		c.see(p)
 		b = appendURL(b, p.scheme, p.host, p.path, false, "")
 		if c.kind == DropParam {
 			n := len(b)
@@ -228,11 +229,18 @@ func (l *Learner) check(c *cand, u string, p parts, h, fp uint64) {
 			l.compare(c, p, h, fp, oh, ofp, 0)
 		}
 		// Siblings, another URL with the same image: a different content
-		// is a counterexample, the same is no support (see deriveQuery).
+		// is a counterexample; the same, a pair of two values of a
+		// DropParam's parameters (see Probation in the package
+		// documentation), no support for a DropQuery, whose canonical
+		// form only the URL without the query can show.
 		k := l.imageKey(c.id, b)
 		if im, ok := hs.image(k); ok {
-			if im.h != h && im.fp != fp {
+			switch {
+			case im.h == h:
+			case im.fp != fp:
 				l.counter(c)
+			case c.kind == DropParam:
+				l.addSupport(c, h, c.value(p), im.val, true)
 			}
 		} else {
 			hs.putImage(k, image{h, fp, c.value(p)}, l.opts.HostSample)
@@ -249,8 +257,8 @@ func (l *Learner) compare(c *cand, p parts, h, fp, oh, ofp, oval uint64) {
 	case fp != ofp:
 		l.counter(c)
 	case c.rewrites(p):
-		l.addSupport(c, h, c.value(p))
+		l.addSupport(c, h, c.value(p), 0, false)
 	default:
-		l.addSupport(c, oh, oval)
+		l.addSupport(c, oh, oval, 0, false)
 	}
 }

@@ -160,7 +160,16 @@ func (g *hostRules) add(c *cand) bool {
 	case DefaultDoc:
 		return addName(&g.doc, c)
 	case DropParam:
-		return addName(&g.param, c)
+		// A set of names is one rule per name, all of them c.
+		for n := range strings.SplitSeq(c.from, "&") {
+			if slices.ContainsFunc(g.param, func(r nameRule) bool { return r.name == n }) {
+				return false
+			}
+		}
+		for n := range strings.SplitSeq(c.from, "&") {
+			g.param = append(g.param, nameRule{n, c.act, c.host})
+		}
+		return true
 	case DropQuery:
 		return addName(&g.query, c)
 	}
@@ -202,14 +211,15 @@ func (s *snapshot) rewrite(u string, visit visitFunc) (string, *active, bool) {
 	if !ok {
 		return u, nil, false
 	}
-	var first *active
+	var first, last *active
 	apply := func(a *active) {
 		if first == nil {
 			first = a
 		}
-		if visit != nil {
-			visit(a, false)
+		if visit != nil && a != last {
+			visit(a, false) // once for the names of one set in a row
 		}
+		last = a
 	}
 	// A rule learned on another host of the group depends on the alias
 	// rules: it is not used while one of them has a full parking lot.

@@ -66,9 +66,9 @@ func appendURL(b []byte, scheme, host, path string, hasQuery bool, query string)
 	return b
 }
 
-// appendWithout appends query q without its components named name and
-// reports whether any component is left.
-func appendWithout(b []byte, q, name string) ([]byte, bool) {
+// appendWithout appends query q without its components named in set
+// (names joined by "&") and reports whether any component is left.
+func appendWithout(b []byte, q, set string) ([]byte, bool) {
 	n := 0
 	for q != "" {
 		c, rest, _ := strings.Cut(q, "&")
@@ -76,7 +76,7 @@ func appendWithout(b []byte, q, name string) ([]byte, bool) {
 		if c == "" {
 			continue
 		}
-		if cn, ok := paramName(c); ok && cn == name {
+		if cn, ok := paramName(c); ok && inSet(set, cn) {
 			continue
 		}
 		if n > 0 {
@@ -88,11 +88,12 @@ func appendWithout(b []byte, q, name string) ([]byte, bool) {
 	return b, n > 0
 }
 
-// hasParam reports whether query q has a component named name.
-func hasParam(q, name string) bool {
+// hasParam reports whether query q has a component named in set (names
+// joined by "&").
+func hasParam(q, set string) bool {
 	for q != "" {
 		c, rest, _ := strings.Cut(q, "&")
-		if cn, ok := paramName(c); ok && cn == name {
+		if cn, ok := paramName(c); ok && inSet(set, cn) {
 			return true
 		}
 		q = rest
