@@ -132,20 +132,20 @@ type Config struct {
 	// what the host serves (see TrapOptions). nil means the defaults;
 	// &TrapOptions{AlikePages: -1} turns it off.
 	Traps *TrapOptions
-	// URLRules, if not nil, turns on URL rewrite rules learned from the
-	// duplicates the crawl fetches (package dedup/dust: a "www." alias
-	// host, a query parameter that does not change the page,
-	// "/index.html", a symlinked directory), applied to the links it
-	// finds and to the URLs it has queued, so that it stops fetching one
-	// page under many URLs; &dust.Options{} means dust's defaults. A URL
-	// a rule rewrites is parked, not lost (Outcome Parked, or filtered
-	// as "url rule"): a rule that meets a counterexample is withdrawn
-	// and its parked URLs are fetched. The rules are saved with a State
-	// that is a RuleStorer and kept across a resume; Crawler.URLRules
-	// exports them. Off by default: on a small site the rules are
-	// learned too late to save much, and a trap's session ids can look
-	// like an alias for a while.
+	// URLRules tunes the URL rewrite rules the crawl learns from the
+	// duplicates it fetches (package dedup/dust: a "www." alias host,
+	// query parameters that do not change the page, "/index.html", a
+	// symlinked directory) and applies to the links it finds and to the
+	// URLs it has queued, so that it stops fetching one page under many
+	// URLs. A URL a rule rewrites is parked, not lost (Outcome Parked,
+	// or filtered as "url rule"): a rule that meets a counterexample is
+	// withdrawn and its parked URLs are fetched. The rules are saved with
+	// a State that is a RuleStorer and kept across a resume;
+	// Crawler.URLRules exports them. nil means dust's defaults.
 	URLRules *dust.Options
+	// NoURLRules turns the URL rewrite rules off: every link is fetched
+	// under its own canonical URL.
+	NoURLRules bool
 	// MaxLinksPerPage caps the links the default Parser reads from one
 	// page; the links past it are counted (Stats.LinksDropped). Default
 	// fetch.DefaultMaxLinks (100,000: the largest real index pages fit).
@@ -246,7 +246,7 @@ func (c *Config) validate() error {
 			return bad("PrivateSuffixes: %q is not a lower-case domain name without dots at its ends", s)
 		}
 	}
-	if c.URLRules != nil {
+	if c.URLRules != nil && !c.NoURLRules {
 		if _, err := dust.New(c.URLRules); err != nil {
 			return bad("URLRules: %v", err)
 		}

@@ -38,7 +38,7 @@ type Crawler struct {
 	filters   frontier.URLFilter
 	pol       frontier.Politeness
 	traps     TrapOptions
-	rules     *dust.Learner // nil unless Config.URLRules
+	rules     *dust.Learner // nil with Config.NoURLRules
 	rulesBuf  []byte        // Txn.Rules, reused
 	keepRules bool          // the State is a RuleStorer: Txn.Rules is saved
 	cutHosts  sync.Map      // host key → struct{}: hosts the trap defence cut, as seen by this run
@@ -93,7 +93,7 @@ func New(cfg Config) (*Crawler, error) {
 	c := &Crawler{cfg: cfg, drained: make(chan struct{}, 1), tick: 50 * time.Millisecond}
 	c.pages.max = cfg.MaxPages
 	c.traps, _ = cfg.Traps.resolved() // validated above
-	if cfg.URLRules != nil {
+	if !cfg.NoURLRules {
 		c.rules, _ = dust.New(cfg.URLRules) // validated above
 	}
 	if err := c.assemble(); err != nil {
@@ -245,7 +245,7 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 }
 
 // URLRules returns the learner of the crawl's URL rewrite rules, nil
-// without Config.URLRules: its Rules are the rules learned so far (active
+// with Config.NoURLRules: its Rules are the rules learned so far (active
 // ones rewrite links, withdrawn ones are kept so they are not learned
 // again), its Stats count what they saved, and MarshalBinary exports
 // them. Safe to call while the crawl runs.

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlkit/crawlkit/dedup/dust"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 )
 
@@ -38,7 +37,7 @@ func aliasWeb(t *testing.T) *fetchtest.Web {
 }
 
 // TestURLRulesLoseNoPage crawls the Aliases site with and without learned
-// URL rewrite rules: with them every distinct page is still fetched under
+// URL rewrite rules (the default, and Config.NoURLRules): with them every distinct page is still fetched under
 // some URL (the decoys ?page=, ?lang= and the /v2/ files of its own
 // included), fewer fetches return content already seen, the URLs the
 // rules dropped are counted, and the rules are exported.
@@ -46,11 +45,14 @@ func TestURLRulesLoseNoPage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	base := aliasWeb(t)
-	aliasCrawl(t, ctx, base, nil)
-	_, baseIdentical := base.AliasFetches(base.Log())
+	aliasCrawl(t, ctx, base, func(cfg *Config) { cfg.NoURLRules = true })
+	baseDistinct, baseIdentical := base.AliasFetches(base.Log())
+	if n := len(base.PagesOf(base.Host(fetchtest.Aliases))); len(baseDistinct) != n {
+		t.Errorf("without the rules: coverage %d/%d distinct pages", len(baseDistinct), n)
+	}
 
 	web := aliasWeb(t)
-	c, s := aliasCrawl(t, ctx, web, func(cfg *Config) { cfg.URLRules = &dust.Options{} })
+	c, s := aliasCrawl(t, ctx, web, nil)
 	host := web.Host(fetchtest.Aliases)
 	entry := web.URL(host, "/")
 	if missed := web.Missed("crawlkit", nil, entry); len(missed) > 0 {
@@ -60,8 +62,10 @@ func TestURLRulesLoseNoPage(t *testing.T) {
 	if len(distinct) != len(web.PagesOf(host)) {
 		t.Errorf("coverage %d/%d distinct pages", len(distinct), len(web.PagesOf(host)))
 	}
-	if identical >= baseIdentical {
-		t.Errorf("identical-content fetches: %d with the rules, %d without", identical, baseIdentical)
+	// 49-56% fewer when measured. The /v2/ decoy alone keeps about 25:
+	// its files must all be fetched to find the five of its own.
+	if identical > baseIdentical*3/5 {
+		t.Errorf("identical-content fetches: %d with the rules, %d without; want at least 40%% fewer", identical, baseIdentical)
 	}
 	st := c.URLRules().Stats()
 	if st.Active == 0 || s.FilteredBy["url rule"]+s.Outcomes[Parked] == 0 {
@@ -77,10 +81,8 @@ func TestURLRulesLoseNoPage(t *testing.T) {
 // TestURLRulesSurviveResume stops a crawl of the Aliases site with rules
 // on once it has parked URLs and resumes it on the same State: the
 // resumed crawl starts with the saved rules, parks its parked URLs again,
-// and still fetches every distinct page. The trap defence is off: after
-// a resume the query variants of the site's news pages, which no saved
-// rule explains, can make it cut the site (a known limit of URL rules
-// with the trap defence, which is why URL rules are off by default).
+// and still fetches every distinct page, with the trap defence on: the
+// duplicates the saved rules explain do not count against the site.
 func TestURLRulesSurviveResume(t *testing.T) {
 	web := aliasWeb(t)
 	state := NewMemState()
@@ -92,8 +94,6 @@ func TestURLRulesSurviveResume(t *testing.T) {
 		cfg.Seeds = []string{web.URL(web.Host(fetchtest.Aliases), "/")}
 		cfg.MaxRetries = -1
 		cfg.State = state
-		cfg.URLRules = &dust.Options{}
-		cfg.Traps = &TrapOptions{AlikePages: -1}
 		cfg.OnPage = func(*Page) {
 			if c := first.Load(); c != nil && c.URLRules().Stats().Parked > 0 && stopped.CompareAndSwap(false, true) {
 				cancel()
@@ -125,8 +125,6 @@ func TestURLRulesSurviveResume(t *testing.T) {
 	}
 	second, s2 := aliasCrawl(t, context.Background(), web, func(cfg *Config) {
 		cfg.State = state
-		cfg.URLRules = &dust.Options{}
-		cfg.Traps = &TrapOptions{AlikePages: -1}
 	})
 	st := second.URLRules().Stats()
 	if want := c.URLRules().Stats().Activated; st.Activated < want {

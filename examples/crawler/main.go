@@ -131,6 +131,7 @@ type options struct {
 	HostsPerDomain int     `json:"max_hosts_per_domain"`
 	TrapAlike      int     `json:"trap_alike"`
 	TrapHosts      int     `json:"trap_domain_hosts"`
+	NoURLRules     bool    `json:"no_url_rules,omitempty"`
 	Suffixes       string  `json:"private_suffixes,omitempty"`
 	NATSURL        string  `json:"nats,omitempty"`
 	NATSEmbed      string  `json:"nats_embed,omitempty"`
@@ -180,6 +181,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.TrapAlike, "trap-alike", o.TrapAlike, "cut a host as a spider trap once it served more than this many pages of content seen before, and twice as many as new ones (-1: never)")
 	fs.IntVar(&o.TrapHosts, "trap-domain-hosts", o.TrapHosts, "a registrable domain may have this many hosts, and one more per 16 pages of new content from them (bounds subdomain explosions; -1: no such rule)")
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
+	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&o.NATSURL, "nats", o.NATSURL, "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
 	fs.StringVar(&o.NATSEmbed, "nats-embed", o.NATSEmbed, "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
@@ -340,6 +342,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		MaxPagesPerDomain: o.PerDomain,
 		MaxHostsPerDomain: o.HostsPerDomain,
 		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike, DomainHosts: o.TrapHosts},
+		NoURLRules:        o.NoURLRules,
 		MinDelay:          time.Duration(o.MinDelay),
 		DelayFactor:       o.DelayFactor,
 		MaxDelay:          time.Duration(o.MaxDelay),
@@ -494,6 +497,9 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s", stats.Summary())
+	if err := writeRules(stdout, c, out); err != nil {
+		return err
+	}
 	if stopping.Load() || ctx.Err() != nil {
 		// A stop asked for by a signal: the pages in flight were
 		// committed; the graph is built when the crawl ends.
@@ -544,4 +550,27 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "\n%d URLs are still pending (%s); continue with:\n  crawler -out %s -resume\n", stats.Frontier.Pending(), c.StopReason(), o.out)
 	}
 	return nil
+}
+
+// writeRules reports the URL rewrite rules the crawl learned, and writes
+// them to url-rules.txt in the output directory, one a line.
+func writeRules(stdout io.Writer, c *crawlkit.Crawler, out *output) error {
+	l := c.URLRules()
+	if l == nil {
+		return nil
+	}
+	st := l.Stats()
+	if st.Rules == 0 {
+		return nil
+	}
+	fmt.Fprintf(stdout, "URL rules: %d active, %d withdrawn; %d URLs parked as aliases\n", st.Active, st.Withdrawn+st.Refuted, st.Parked)
+	if out == nil {
+		return nil
+	}
+	var b strings.Builder
+	for _, r := range l.Rules() {
+		b.WriteString(r.String())
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(filepath.Join(out.dir, "url-rules.txt"), []byte(b.String()), 0o644)
 }
