@@ -1,0 +1,101 @@
+package crawlkit
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/dns/dnstest"
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
+)
+
+// TestCrawlStartResolvesAtOnce starts a crawl of 1,000 hosts it has never
+// seen, one seed each, resolving through the crawler's own DNS resolver
+// and a local DNS server whose UDP socket has a stock kernel's receive
+// buffer (212,992 bytes: about 500 queries). The seeds' hosts are
+// resolved as soon as they are queued (the resolver's Prefetch), 2,000 A
+// and AAAA queries at once; none may be lost to wait out an attempt
+// timeout (1.5 s): every host's first request goes out with no pause of
+// that size between two requests of the crawl, and the resolver needs
+// next to no retry.
+func TestCrawlStartResolvesAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a crawl of 1,000 hosts")
+	}
+	const hosts, timeout = 1000, 1500 * time.Millisecond
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 4, Hosts: hosts, MeanPages: 2, ChangePeriods: []time.Duration{0}})
+	defer web.Close()
+	srv := dnstest.Start(t, dnstest.Config{ReadBuffer: 212992})
+	srv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
+	res, err := dns.New(&dns.Options{Nameservers: []string{srv.Addr()}, Timeout: timeout, Attempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var seeds []string
+	for _, h := range web.OrdinaryHosts() {
+		seeds = append(seeds, web.URL(h, "/"))
+	}
+	homeOnly := frontier.FilterFunc(func(u *url.URL) error {
+		if u.Path != "/" {
+			return errors.New("not a home page")
+		}
+		return nil
+	})
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.Seeds = seeds
+		cfg.Resolver = res
+		cfg.Fetcher = fetch.NewHTTP(&fetch.Options{Resolver: res, AllowPrivate: true, Timeout: 5 * time.Second})
+		cfg.AllowPrivate = false
+		cfg.Workers = 64
+		cfg.Filters = append(frontier.DefaultFilters(), homeOnly)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := web.Log()
+	first := map[string]time.Time{}
+	var starts []time.Time
+	for _, r := range log {
+		starts = append(starts, r.Start)
+		if f, ok := first[r.Host]; !ok || r.Start.Before(f) {
+			first[r.Host] = r.Start
+		}
+	}
+	var last time.Time
+	for _, f := range first {
+		if f.After(last) {
+			last = f
+		}
+	}
+	// Until the last host's first request: later, politeness spaces a
+	// host's requests (Crawl-delay), and few hosts are left.
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	pause := starts[0].Sub(start)
+	for i := 1; i < len(starts) && !starts[i].After(last); i++ {
+		pause = max(pause, starts[i].Sub(starts[i-1]))
+	}
+	st := res.Stats()
+	t.Logf("%d hosts contacted, the last %v after the start; longest pause before it %v; %d queries, %d retries, %d timeouts; %s",
+		len(first), last.Sub(start).Round(time.Millisecond), pause.Round(time.Millisecond), st.Queries, st.Retries, st.Timeouts, s.String())
+	if len(first) < hosts || last.Sub(start) >= timeout {
+		t.Errorf("%d of %d hosts contacted, the last after %v", len(first), hosts, last.Sub(start))
+	}
+	if pause >= timeout/2 {
+		t.Errorf("a pause of %v between two requests: a lost query waits %v", pause, timeout)
+	}
+	if st.Timeouts > 0 || st.Retries > hosts/10 {
+		t.Errorf("%d timeouts and %d retries for %d queries", st.Timeouts, st.Retries, st.Queries)
+	}
+}
