@@ -23,9 +23,9 @@
 // fingerprints, and MinHash for near-duplicates), though their links are
 // still read; a host whose pages keep turning out to be content seen
 // before is cut as a spider trap, and a registrable domain gains hosts
-// only as fast as its hosts serve pages (TrapOptions). With
-// Config.URLRules, rewrite rules learned from the duplicates (package
-// dedup/dust) map links to the URL their content is fetched at, and the
+// only as fast as its hosts serve pages (TrapOptions). Rewrite rules
+// learned from the duplicates (package dedup/dust, Config.URLRules) map
+// links and queued URLs to the URL their content is fetched at, and the
 // aliases are parked unfetched. Each extracted link is
 // normalised, passed through the URL filters (schemes, domains, spider-trap
 // guards), and through the "URL seen?" test; the links that survive are

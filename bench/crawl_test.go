@@ -156,25 +156,7 @@ func BenchmarkCrawlColly(b *testing.B) {
 // no sinks; the trap hosts are left out as for the others. "pages" are
 // distinct 2xx pages by canonical URL. crawlkit's pages/s over this one is
 // the price of politeness plus the crawlkit loop's own work.
-func BenchmarkCrawlNaive(b *testing.B) {
-	web := newCrawlWeb()
-	defer web.Close()
-	traps := make(map[string]bool)
-	for _, h := range trapHosts(web) {
-		traps[h] = true
-	}
-	var pages, fetches uint64
-	var elapsed time.Duration
-	for b.Loop() {
-		p, f, el := naiveCrawl(b, web, traps, crawlHosts, false)
-		pages += p
-		fetches += f
-		elapsed += el
-	}
-	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
-	b.ReportMetric(float64(pages)/float64(b.N), "pages/crawl")
-	b.ReportMetric(float64(fetches)/float64(b.N), "fetches/crawl")
-}
+func BenchmarkCrawlNaive(b *testing.B) { benchNaive(b, false) }
 
 // BenchmarkCrawlNaiveSamePages is BenchmarkCrawlNaive crawling the page
 // set crawlkit crawls: its links go through frontier.DefaultFilters, and
@@ -182,7 +164,10 @@ func BenchmarkCrawlNaive(b *testing.B) {
 // host through the same fetcher, and not counted as a fetch). Still no
 // gaps and no per-host limit. BenchmarkCrawlNaive counts about 1,700
 // pages more, the ones robots.txt and the filters leave out.
-func BenchmarkCrawlNaiveSamePages(b *testing.B) {
+func BenchmarkCrawlNaiveSamePages(b *testing.B) { benchNaive(b, true) }
+
+// benchNaive runs naiveCrawl b.N times and reports its figures.
+func benchNaive(b *testing.B, samePages bool) {
 	web := newCrawlWeb()
 	defer web.Close()
 	traps := make(map[string]bool)
@@ -192,7 +177,7 @@ func BenchmarkCrawlNaiveSamePages(b *testing.B) {
 	var pages, fetches uint64
 	var elapsed time.Duration
 	for b.Loop() {
-		p, f, el := naiveCrawl(b, web, traps, crawlHosts, true)
+		p, f, el := naiveCrawl(b, web, traps, crawlHosts, samePages)
 		pages += p
 		fetches += f
 		elapsed += el
