@@ -89,8 +89,11 @@ func TestCrawlStartResolvesAtOnce(t *testing.T) {
 	st := res.Stats()
 	t.Logf("%d hosts contacted, the last %v after the start; longest pause before it %v; %d queries, %d retries, %d timeouts; %s",
 		len(first), last.Sub(start).Round(time.Millisecond), pause.Round(time.Millisecond), st.Queries, st.Retries, st.Timeouts, s.String())
-	if len(first) < hosts || last.Sub(start) >= timeout {
-		t.Errorf("%d of %d hosts contacted, the last after %v", len(first), hosts, last.Sub(start))
+	// How long the 1,000 first requests take depends on the machine's
+	// load (the test suite runs packages in parallel); a lost query shows
+	// as a pause and as a timeout, whatever the load.
+	if len(first) < hosts {
+		t.Errorf("%d of %d hosts contacted", len(first), hosts)
 	}
 	if pause >= timeout/2 {
 		t.Errorf("a pause of %v between two requests: a lost query waits %v", pause, timeout)
