@@ -55,12 +55,20 @@ func trapHosts(web *fetchtest.Web) []string {
 	return hs
 }
 
+// BenchmarkCrawlCrawlkit also reports the crawl's politeness bound: no
+// polite crawl can end before max over hosts of (its first request +
+// (its requests − 1) × the gap), given when each host was first
+// contacted; how late a host is first contacted is set by how deep in
+// the link graph it is found and by how fast the crawl gets there.
+// "makespan/bound" is how far the crawl's end is from it.
 func BenchmarkCrawlCrawlkit(b *testing.B) {
 	web := newCrawlWeb()
 	defer web.Close()
 	var pages, fetches uint64
-	var elapsed time.Duration
+	var elapsed, bound time.Duration
 	for b.Loop() {
+		web.ResetLog()
+		start := time.Now()
 		c, err := crawlkit.New(crawlkit.Config{
 			Seeds: web.Seeds(),
 			Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
@@ -85,10 +93,39 @@ func BenchmarkCrawlCrawlkit(b *testing.B) {
 		pages += s.Pages()
 		fetches += s.Pages() + s.Outcomes[crawlkit.HTTPError] + s.Outcomes[crawlkit.Redirected]
 		elapsed += s.Elapsed
+		bound += politeBound(web.Log(), start, crawlGap)
 	}
 	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 	b.ReportMetric(float64(pages)/float64(b.N), "pages/crawl")
 	b.ReportMetric(float64(fetches)/float64(b.N), "fetches/crawl")
+	b.ReportMetric(bound.Seconds()/float64(b.N), "bound-s")
+	b.ReportMetric(float64(elapsed)/float64(bound), "makespan/bound")
+}
+
+// politeBound returns max over the hosts of log of (the host's first
+// request − start + (its requests − 1) × gap).
+func politeBound(log []fetchtest.Request, start time.Time, gap time.Duration) time.Duration {
+	type host struct {
+		first time.Time
+		n     int
+	}
+	hosts := make(map[string]*host)
+	for _, r := range log {
+		h := hosts[r.Host]
+		if h == nil {
+			h = &host{first: r.Start}
+			hosts[r.Host] = h
+		}
+		if r.Start.Before(h.first) {
+			h.first = r.Start
+		}
+		h.n++
+	}
+	var bound time.Duration
+	for _, h := range hosts {
+		bound = max(bound, h.first.Sub(start)+time.Duration(h.n-1)*gap)
+	}
+	return bound
 }
 
 func BenchmarkCrawlColly(b *testing.B) {
