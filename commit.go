@@ -191,6 +191,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		}
 		admitted = append(admitted, back...)
 		w.t.outcomes[Queued] += uint32(len(back))
+		w.t.links += uint32(len(back)) // each counted as a link again (Stats.Links)
 	}
 	if len(admitted) > 0 {
 		if err := c.front.Add(ctx, admitted...); err != nil {

@@ -347,9 +347,12 @@ func (c *Crawler) filterLinks(w *work, source string, depth int, links []fetch.L
 			// counterexample.
 			if res, ok := c.rules.Rewrite(canon); ok && res.URL != canon && c.passes(nil, res.URL) {
 				t.links++ // the canonical form is a candidate of its own
-				if !res.Validate {
+				switch {
+				case !res.Validate:
 					park = canon
-				} else if c.cfg.MaxDepth <= 0 || depth <= c.cfg.MaxDepth {
+				case c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth:
+					t.filter("max depth")
+				default:
 					cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})
 				}
 				canon = res.URL
@@ -358,6 +361,9 @@ func (c *Crawler) filterLinks(w *work, source string, depth int, links []fetch.L
 		out = append(out, canon)
 		if c.cfg.MaxDepth > 0 && depth > c.cfg.MaxDepth {
 			t.filter("max depth")
+			if park != "" {
+				t.filter("max depth") // the link itself, too deep to park
+			}
 			continue
 		}
 		cands = append(cands, frontier.URL{URL: canon, Depth: depth, Source: source, Anchor: ln.Text})

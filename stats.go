@@ -61,8 +61,9 @@ type Stats struct {
 	Seeds uint64
 	// Links is the number of links extracted from fetched pages, plus
 	// the canonical forms the learned URL rules put beside the links
-	// they rewrote (each ends as Filtered, DuplicateURL, Queued or Sent;
-	// a rewritten link itself is Filtered as "url rule" when parked).
+	// and queued URLs they rewrote, plus the parked URLs a withdrawn rule
+	// released (each ends as Filtered, DuplicateURL, Queued or Sent; a
+	// rewritten link itself is Filtered as "url rule" when parked).
 	Links uint64
 	// LinksDropped counts the links the parser did not read because a
 	// page had more than its cap (Config.MaxLinksPerPage), and

@@ -136,3 +136,23 @@ func TestURLRulesSurviveResume(t *testing.T) {
 	}
 	t.Logf("first run stopped with %d URLs parked; the second started with them parked again (%d now): %s", parked, st.Parked, s2.Summary())
 }
+
+// TestURLRulesAccounting checks the crawl's accounting with the rules at
+// work, a depth limit included: every queued URL reaches one outcome
+// (Parked among them), and every link, canonical form a rule added and
+// released URL ends Filtered, DuplicateURL or Queued.
+func TestURLRulesAccounting(t *testing.T) {
+	for _, depth := range []int{0, 3} {
+		web := aliasWeb(t)
+		_, s := aliasCrawl(t, context.Background(), web, func(cfg *Config) { cfg.MaxDepth = depth })
+		if got, want := s.Finished(), s.Outcomes[Queued]; got != want {
+			t.Errorf("MaxDepth %d: finished %d URLs, queued %d: %s", depth, got, want, s.Summary())
+		}
+		if got := s.Outcomes[Filtered] + s.Outcomes[DuplicateURL] + s.Outcomes[Queued] - s.Seeds; got != s.Links {
+			t.Errorf("MaxDepth %d: links %d, but filtered+duplicate+queued-seeds = %d: %s", depth, s.Links, got, s.Summary())
+		}
+		if s.FilteredBy["url rule"]+s.Outcomes[Parked] == 0 {
+			t.Errorf("MaxDepth %d: no URL parked: %s", depth, s.Summary())
+		}
+	}
+}
