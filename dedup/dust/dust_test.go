@@ -463,6 +463,32 @@ func TestMaxParked(t *testing.T) {
 	}
 }
 
+// TestMaxParkedTotal: once MaxParkedTotal URLs are parked under all the
+// rules together, Park refuses (the crawler fetches the URL), and the
+// rules still rewrite.
+func TestMaxParkedTotal(t *testing.T) {
+	w, canon, alias := kindWeb(kinds[0].pair, 12)
+	c := newCrawl(t, &dust.Options{Probation: -1, MinSupport: minSupport, ValidateEvery: -1, MaxParkedTotal: 3}, w)
+	c.run(canon...)
+	c.run(alias...)
+	if len(c.parked) != 3 {
+		t.Errorf("parked %d, want 3", len(c.parked))
+	}
+	if got := len(c.fetched); got != len(canon)+len(alias)-3 {
+		t.Errorf("fetched %d, want %d", got, len(canon)+len(alias)-3)
+	}
+	r, ok := c.l.Rewrite(kinds[0].unseen[0])
+	if !ok {
+		t.Fatal("the rule stopped rewriting")
+	}
+	if c.l.Park(kinds[0].unseen[0], r.URL) {
+		t.Error("Park beyond MaxParkedTotal reported true")
+	}
+	if n := c.l.Stats().Parked; n != 3 {
+		t.Errorf("Stats.Parked %d, want 3", n)
+	}
+}
+
 // TestValidate: about 1 in ValidateEvery rewrites is marked, always the
 // same URLs.
 func TestValidate(t *testing.T) {
@@ -491,7 +517,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, o := range []dust.Options{{MinSupport: -1}, {MaxParked: -2}, {HostSample: 10, SampleSize: 5}} {
+	for _, o := range []dust.Options{{MinSupport: -1}, {MaxParked: -2}, {MaxParkedTotal: -1}, {HostSample: 10, SampleSize: 5}} {
 		if _, err := dust.New(&o); err == nil {
 			t.Errorf("New(%+v) accepted", o)
 		}

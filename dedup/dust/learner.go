@@ -179,7 +179,7 @@ func (l *Learner) Park(url, canonical string) bool {
 		return true
 	}
 	s := l.snap.Load()
-	if s == nil {
+	if s == nil || len(l.parkedBy) >= l.opts.MaxParkedTotal {
 		return false
 	}
 	var chain []*cand

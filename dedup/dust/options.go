@@ -8,9 +8,10 @@ package dust
 // images of DropParam and DropQuery candidates, plus the URL string,
 // which it keeps), at most HostSample of them per host. Rule records are
 // at most MaxRules (about 200 bytes each), parked URLs at most MaxParked
-// per active rule (about 80 bytes each plus the URL). With the defaults
-// and 100-byte URLs: about 12 MB for a full sample, 1 MB for full rule
-// records, 3 MB per rule whose parking lot is full.
+// per active rule and MaxParkedTotal in all (about 80 bytes each plus the
+// URL). With the defaults and 100-byte URLs: about 12 MB for a full
+// sample, 1 MB for full rule records, 3 MB per rule whose parking lot is
+// full, 46 MB when every lot together is.
 type Options struct {
 	// MinSupport is how many distinct supporting pairs a rule needs to
 	// become active: pairs of fetched URLs that the rule maps to one
@@ -46,6 +47,12 @@ type Options struct {
 	// 16384.
 	MaxParked int
 
+	// MaxParkedTotal bounds the URLs parked under all rules together.
+	// When it is reached, Park reports false and the crawler fetches the
+	// URL instead: the rules cost fetches again, never memory without
+	// end, on a crawl with many alias hosts. Default 262144.
+	MaxParkedTotal int
+
 	// MaxRules bounds the rule records: proposed, active and withdrawn.
 	// When it is reached, a new candidate evicts the proposed rule with
 	// the least support; active and withdrawn rules are never evicted,
@@ -73,6 +80,7 @@ const (
 	defaultMinSupport    = 4
 	defaultValidateEvery = 16
 	defaultMaxParked     = 16384
+	defaultMaxParkedAll  = 1 << 18
 	defaultMaxRules      = 4096
 	defaultMaxHostRules  = 64
 	defaultSampleSize    = 65536
@@ -93,6 +101,7 @@ func (o Options) withDefaults() Options {
 		o.Probation = 4 * o.MinSupport
 	}
 	def(&o.MaxParked, defaultMaxParked)
+	def(&o.MaxParkedTotal, defaultMaxParkedAll)
 	def(&o.MaxRules, defaultMaxRules)
 	def(&o.MaxHostRules, defaultMaxHostRules)
 	def(&o.SampleSize, defaultSampleSize)
@@ -113,6 +122,8 @@ func (o Options) validate() string {
 		return "Probation"
 	case o.MaxParked < 1 || o.MaxParked > maxOption:
 		return "MaxParked"
+	case o.MaxParkedTotal < 1 || o.MaxParkedTotal > maxOption:
+		return "MaxParkedTotal"
 	case o.MaxRules < 1 || o.MaxRules > maxOption:
 		return "MaxRules"
 	case o.MaxHostRules < 1 || o.MaxHostRules > maxOption:
