@@ -653,9 +653,14 @@ func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 		if err != nil {
 			return
 		}
+		// In flight from here, so that housekeeping, which cannot see a
+		// lease of a frontier that does not report its size, does not
+		// take the crawl for finished while this one is being started.
+		c.c.inflight.Add(1)
 		if !c.pages.acquire(stopCtx) {
 			// MaxPages is spent (or the crawl stops): the URL stays
 			// pending in the State, for a later Run.
+			c.c.inflight.Add(-1)
 			return
 		}
 		if rec != nil {
@@ -663,10 +668,10 @@ func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 			if err := rec.Contacting(i, Contact{Key: hostKey(l.URL.URL), At: now, Until: c.contactUntil(l, now)}); err != nil {
 				c.fail(fmt.Errorf("crawlkit: recording a contact: %w", err))
 				c.pages.release(false)
+				c.c.inflight.Add(-1)
 				return
 			}
 		}
-		c.c.inflight.Add(1)
 		page := c.process(workCtx, l)
 		c.pages.release(page)
 		if c.c.inflight.Add(-1) == 0 {

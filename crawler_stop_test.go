@@ -34,7 +34,7 @@ func TestRunEndsWhenLastPageIsDone(t *testing.T) {
 		plain bool
 	}{
 		{"stater", time.Hour, false},
-		{"plain", 5 * time.Millisecond, true},
+		{"plain", 20 * time.Millisecond, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f frontier.Frontier
