@@ -25,12 +25,16 @@ func TestConcurrent(t *testing.T) {
 				l.Observe(canon, uint64(i), "")
 				for _, a := range []string{canon + "index.html", fmt.Sprintf("http://www.%s/d%d/", host, i), canon + "?ref=x"} {
 					res, ok := l.Rewrite(a)
+					// Park and record under mu: a release by another
+					// worker between the two would be deleted from the
+					// map before it was added.
+					mu.Lock()
 					if ok && !res.Validate && l.Park(a, res.URL) {
-						mu.Lock()
 						parked[a] = true
 						mu.Unlock()
 						continue
 					}
+					mu.Unlock()
 					fp := uint64(i)
 					if i%97 == 96 && w == 0 {
 						fp = 1 << 40 // a counterexample now and then
