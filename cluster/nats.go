@@ -36,6 +36,13 @@ type NATSOptions struct {
 	// RedeliverDelay is how long a message whose handler failed waits
 	// before it is delivered again. Default 100 ms.
 	RedeliverDelay time.Duration
+	// PullExpiry is how long one pull request of a consumer waits for
+	// messages; the server's idle heartbeats come at half of it. When the
+	// server a consumer pulls from goes down, the consumer notices the
+	// missing heartbeats and pulls again through another server within
+	// about PullExpiry. Default 5 s (the library's 30 s left a consumer
+	// idle for up to half a minute after a server failure).
+	PullExpiry time.Duration
 }
 
 // NATS is the Transport over a NATS server or cluster: inboxes are the
@@ -91,6 +98,9 @@ func NewNATS(ctx context.Context, nc *nats.Conn, opts *NATSOptions) (*NATS, erro
 	}
 	if o.RedeliverDelay <= 0 {
 		o.RedeliverDelay = 100 * time.Millisecond
+	}
+	if o.PullExpiry <= 0 {
+		o.PullExpiry = 5 * time.Second
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -186,7 +196,7 @@ func (t *NATS) Consume(node string, h func(ctx context.Context, data []byte) err
 		actx, acancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = m.DoubleAck(actx)
 		acancel()
-	}, jetstream.PullMaxMessages(64))
+	}, jetstream.PullMaxMessages(64), jetstream.PullExpiry(t.opts.PullExpiry))
 	if err != nil {
 		hcancel()
 		return nil, &Error{Op: "consume", Subject: node, Err: err}
