@@ -183,9 +183,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		if resp.Location != nil {
 			if c.rules != nil {
 				if to, err := c.cfg.Canonicalizer.Canonical(resp.Location.String()); err == nil {
-					v := c.rulesVersion()
+					v := c.rules.Version()
 					c.rules.ObserveRedirect(l.URL.URL, to)
-					w.rules = c.rulesVersion() != v
+					w.rules = c.rules.Version() != v
 				}
 			}
 			_, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth, []fetch.Link{{URL: resp.Location, Rel: "redirect"}})
@@ -224,12 +224,12 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		// content was first seen at another URL supports the rules that
 		// explain the two URLs' difference, one with new content may
 		// refute a rule, whose parked URLs come back to be fetched.
-		v := c.rulesVersion()
+		v := c.rules.Version()
 		o := c.rules.ObserveFetch(l.URL.URL, w.res.Fingerprint, first)
 		// A duplicate the rules explain or confirm is an alias of a page,
 		// not a trap's next page: the trap defence does not count it.
 		w.released, w.alias = o.Released, o.Explained || o.Confirmed
-		w.rules = c.rulesVersion() != v
+		w.rules = c.rules.Version() != v
 	}
 	if dup {
 		// Content seen at another URL: archived and indexed there. Its
@@ -396,9 +396,6 @@ func (c *Crawler) passes(t *tally, canon string) bool {
 	}
 	return true
 }
-
-// rulesVersion changes whenever the learned rules that are saved change.
-func (c *Crawler) rulesVersion() uint64 { return c.rules.Version() }
 
 // Add offers URLs to the crawl from outside the loop: the URLs another
 // node's host splitter sent to this one (they are counted as Received), or
