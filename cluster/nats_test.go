@@ -62,7 +62,7 @@ func TestStartServerNil(t *testing.T) {
 // arrives, and requests are still answered.
 func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 	if testing.Short() {
-		t.Skip("forms a JetStream cluster (a few seconds)")
+		t.Skip("-short: forms a three-server JetStream cluster (a few seconds)")
 	}
 	ports := freePorts(t, 3)
 	var servers []*server.Server

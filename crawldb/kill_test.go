@@ -52,7 +52,7 @@ func committer(dir string) {
 // exactly as of one Txn (a prefix: no later Txn half applied).
 func TestKillLosesNothing(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs child processes")
+		t.Skip("-short: kills child processes")
 	}
 	dir := t.TempDir()
 	kills := 5

@@ -78,7 +78,7 @@ func (b broken) Serve(subject string, h func(ctx context.Context, req []byte) ([
 func TestBrokenTransportHelper(t *testing.T) {
 	how := os.Getenv("TRANSPORTTEST_BROKEN")
 	if how == "" {
-		t.Skip("run by TestSuiteCatchesBrokenTransports")
+		t.Skip("a helper: TestSuiteCatchesBrokenTransports runs it in a child process with TRANSPORTTEST_BROKEN set")
 	}
 	transporttest.Run(t, transporttest.Harness{
 		New: func(t *testing.T) cluster.Transport { return broken{how, newMem(t)} },
@@ -89,7 +89,7 @@ func TestBrokenTransportHelper(t *testing.T) {
 // one rule fails the check that covers it.
 func TestSuiteCatchesBrokenTransports(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the suite in child processes")
+		t.Skip("-short: runs the suite in child processes")
 	}
 	for how, check := range map[string]string{
 		"acks-failures":       "Delivery",

@@ -90,7 +90,7 @@ func (b *brokenDurable) Rewrite(w io.Writer) error {
 func TestBrokenDurableHelper(t *testing.T) {
 	how := os.Getenv("DEDUPTEST_BROKEN_DURABLE")
 	if how == "" {
-		t.Skip("run by TestDurableSuiteCatchesBrokenLogs")
+		t.Skip("a helper: TestDurableSuiteCatchesBrokenLogs runs it in a child process with DEDUPTEST_BROKEN_DURABLE set")
 	}
 	deduptest.TestDurable(t, deduptest.DurableHarness{New: func(*testing.T) deduptest.DurableContent {
 		return &brokenDurable{how: how, ExactContent: new(dedup.ExactContent)}
