@@ -98,7 +98,10 @@ func TestCrawlStartResolvesAtOnce(t *testing.T) {
 	if pause >= timeout/2 {
 		t.Errorf("a pause of %v between two requests: a lost query waits %v", pause, timeout)
 	}
-	if st.Timeouts > 0 || st.Retries > hosts/10 {
-		t.Errorf("%d timeouts and %d retries for %d queries", st.Timeouts, st.Retries, st.Queries)
+	// An answer late under a loaded machine's scheduling counts as a
+	// timeout and a retry too (6 of 2,016 under the parallel test
+	// suite); a lost burst counted 1,488 of each.
+	if st.Timeouts > hosts/10 || st.Retries > hosts/10 {
+		t.Errorf("%d timeouts and %d retries for %d queries, want ≤ %d", st.Timeouts, st.Retries, st.Queries, hosts/10)
 	}
 }
