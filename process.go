@@ -139,13 +139,16 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	}
 
 	start := time.Now()
-	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u})
+	// A revisit sends the validators of the last response: a server
+	// whose copy has not changed answers 304 with no body.
+	resp, err := c.fetcher.Fetch(ctx, &fetch.Request{URL: u, ETag: l.URL.ETag, LastModified: l.URL.LastModified})
 	// The host is idle from here: the gap runs from now, not from when
 	// the page has been parsed and committed.
 	w.res.Ended = time.Now()
 	if resp != nil {
 		w.res.Duration = resp.Timings.Total
 		w.res.Status = resp.Status
+		w.res.ETag, w.res.LastModified = resp.ETag, resp.LastModified
 	}
 	if w.res.Duration <= 0 {
 		w.res.Duration = time.Since(start)

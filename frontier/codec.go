@@ -12,7 +12,12 @@ import (
 	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
-const urlVersion = 1
+// urlVersion 2 added the validators (ETag, LastModified); version 1
+// records, without them, are read too.
+const (
+	urlVersion   = 2
+	urlVersionV1 = 1
+)
 
 // maxRecord bounds one encoded URL so a corrupt length cannot make a
 // reader allocate without limit.
@@ -42,6 +47,10 @@ func (u *URL) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendVarint(b, unixNano(u.History.First))
 	b = binary.AppendVarint(b, unixNano(u.History.Last))
 	b = binary.AppendVarint(b, unixNano(u.Due))
+	b = binary.AppendUvarint(b, uint64(len(u.ETag)))
+	b = append(b, u.ETag...)
+	b = binary.AppendUvarint(b, uint64(len(u.LastModified)))
+	b = append(b, u.LastModified...)
 	return b, nil
 }
 
@@ -52,7 +61,8 @@ func (u *URL) MarshalBinary() ([]byte, error) { return u.AppendBinary(nil) }
 // an error wrapping ErrCorrupt, never panics, on malformed input.
 func (u *URL) UnmarshalBinary(data []byte) error {
 	d := decoder{wire.Decoder{B: data}}
-	if v := d.Byte(); v != urlVersion {
+	v := d.Byte()
+	if v != urlVersion && v != urlVersionV1 {
 		return &Error{Op: "decode", Err: ErrCorrupt}
 	}
 	var x URL
@@ -70,6 +80,10 @@ func (u *URL) UnmarshalBinary(data []byte) error {
 	x.History.First = fromUnixNano(d.Varint())
 	x.History.Last = fromUnixNano(d.Varint())
 	x.Due = fromUnixNano(d.Varint())
+	if v >= 2 {
+		x.ETag = d.str()
+		x.LastModified = d.str()
+	}
 	if !d.Done() || x.URL == "" {
 		return &Error{Op: "decode", Err: ErrCorrupt}
 	}

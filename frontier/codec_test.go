@@ -16,7 +16,9 @@ func sampleURLs() []frontier.URL {
 	return []frontier.URL{
 		{URL: "http://a.test/"},
 		{URL: "https://b.test/x?y=1", Key: "b.test", Priority: 3, Depth: 9, Fingerprint: 0xdeadbeefcafef00d,
-			History: frontier.History{Fetches: 4, Changes: 2, First: t0, Last: t0.Add(time.Hour)}, Due: t0.Add(2 * time.Hour)},
+			History: frontier.History{Fetches: 4, Changes: 2, First: t0, Last: t0.Add(time.Hour)}, Due: t0.Add(2 * time.Hour),
+			ETag: `W/"v7"`, LastModified: "Tue, 24 Nov 2026 10:00:00 GMT"},
+		{URL: "http://d.test/", LastModified: "Tue, 24 Nov 2026 10:00:00 GMT"},
 		{URL: "http://c.test/ü", Priority: -1, Depth: -2},
 	}
 }
@@ -45,7 +47,27 @@ func TestURLBinaryRoundTrip(t *testing.T) {
 func equalURL(a, b frontier.URL) bool {
 	return a.URL == b.URL && a.Key == b.Key && a.Priority == b.Priority && a.Depth == b.Depth &&
 		a.Fingerprint == b.Fingerprint && a.History.Fetches == b.History.Fetches && a.History.Changes == b.History.Changes &&
-		a.History.First.Equal(b.History.First) && a.History.Last.Equal(b.History.Last) && a.Due.Equal(b.Due)
+		a.History.First.Equal(b.History.First) && a.History.Last.Equal(b.History.Last) && a.Due.Equal(b.Due) &&
+		a.ETag == b.ETag && a.LastModified == b.LastModified
+}
+
+// TestURLBinaryVersion1 reads a record written before the validators
+// were encoded: version byte 1 and no validator fields.
+func TestURLBinaryVersion1(t *testing.T) {
+	u := sampleURLs()[1]
+	u.ETag, u.LastModified = "", ""
+	b, err := u.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := append([]byte{1}, b[1:len(b)-2]...) // no empty ETag, LastModified
+	var got frontier.URL
+	if err := got.UnmarshalBinary(v1); err != nil || !equalURL(got, u) {
+		t.Fatalf("version 1 record: %+v, %v; want %+v", got, err, u)
+	}
+	if err := got.UnmarshalBinary(append([]byte{3}, b[1:]...)); !errors.Is(err, frontier.ErrCorrupt) {
+		t.Errorf("version 3 record: %v, want ErrCorrupt", err)
+	}
 }
 
 func writeCheckpoint(t testing.TB, us []frontier.URL) []byte {

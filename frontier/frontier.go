@@ -66,6 +66,11 @@ type URL struct {
 	Fingerprint uint64
 	// History is the fetch history the change-rate estimator reads.
 	History History
+	// ETag and LastModified are the validators of the last fetch's
+	// response, as received: a revisit sends them as If-None-Match and
+	// If-Modified-Since, and a server whose copy has not changed answers
+	// 304 without a body. Empty when never fetched or not sent.
+	ETag, LastModified string
 	// Due, if after the frontier's current time, holds the URL back until
 	// then (a scheduled revisit).
 	Due time.Time
@@ -139,6 +144,10 @@ type Result struct {
 	// Fingerprint is the content fingerprint of this fetch, 0 if none. A
 	// value different from the lease's URL.Fingerprint counts as a change.
 	Fingerprint uint64
+	// ETag and LastModified are the response's validators; Revisit keeps
+	// them with the URL for its next fetch. Empty ones (a 304 need not
+	// repeat them) leave the URL's as they were.
+	ETag, LastModified string
 	// Requeue hands the lease's URL back instead of finishing it: the key
 	// was contacted but the URL itself was not fetched (its robots.txt
 	// was fetched first, or the server answered 429 or 503), so it is

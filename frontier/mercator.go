@@ -522,7 +522,8 @@ func (m *Mercator) Hold(key string, until time.Time) {
 // Revisit returns u, a lease's URL, as a frontier queues it again after
 // a fetch with result r at now: its History counts the fetch (and a change
 // when r.Fingerprint differs from u.Fingerprint), its Fingerprint is
-// r.Fingerprint and it is due at r.Revisit. A crawler that keeps its own
+// r.Fingerprint, its validators r's (when r has any) and it is due at
+// r.Revisit. A crawler that keeps its own
 // record of pending URLs uses it to stay in step with the frontier.
 func Revisit(u URL, r Result, now time.Time) URL {
 	h := &u.History
@@ -535,6 +536,9 @@ func Revisit(u URL, r Result, now time.Time) URL {
 	}
 	h.Last = now
 	u.Fingerprint = r.Fingerprint
+	if r.ETag != "" || r.LastModified != "" {
+		u.ETag, u.LastModified = r.ETag, r.LastModified
+	}
 	u.Due = r.Revisit
 	return u
 }

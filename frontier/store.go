@@ -3,6 +3,7 @@ package frontier
 import (
 	"container/heap"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -52,6 +53,7 @@ type Store interface {
 // 64-bit platforms plus the strings' bytes.
 type item struct {
 	url, key         string
+	val              string // ETag + "\n" + LastModified, "" when both are empty
 	kh               uint64 // keyHash(key), so refill never reads key bytes
 	fp               uint64
 	first, last, due int64
@@ -78,7 +80,7 @@ func pack(u *URL) item { return packHashed(u, keyHash(u.Key)) }
 // packHashed is pack with keyHash(u.Key) already known.
 func packHashed(u *URL, kh uint64) item {
 	return item{
-		url: u.URL, key: u.Key, kh: kh, fp: u.Fingerprint,
+		url: u.URL, key: u.Key, kh: kh, fp: u.Fingerprint, val: packValidators(u.ETag, u.LastModified),
 		first: unixNano(u.History.First), last: unixNano(u.History.Last), due: unixNano(u.Due),
 		fetches: u.History.Fetches, changes: u.History.Changes,
 		depth: int32(u.Depth), prio: int32(u.Priority),
@@ -86,12 +88,29 @@ func packHashed(u *URL, kh uint64) item {
 }
 
 func (it *item) unpack() URL {
+	etag, lastMod := unpackValidators(it.val)
 	return URL{
+		ETag: etag, LastModified: lastMod,
 		URL: it.url, Key: it.key, Fingerprint: it.fp,
 		History: History{Fetches: it.fetches, Changes: it.changes, First: fromUnixNano(it.first), Last: fromUnixNano(it.last)},
 		Due:     fromUnixNano(it.due),
 		Depth:   int(it.depth), Priority: int(it.prio),
 	}
+}
+
+// packValidators joins an ETag and a Last-Modified into one string (a
+// newline cannot occur in a header value), so that the URLs never
+// fetched, most of a frontier, pay one empty string for both.
+func packValidators(etag, lastMod string) string {
+	if etag == "" && lastMod == "" {
+		return ""
+	}
+	return etag + "\n" + lastMod
+}
+
+func unpackValidators(v string) (etag, lastMod string) {
+	etag, lastMod, _ = strings.Cut(v, "\n")
+	return etag, lastMod
 }
 
 const chunkSize = 64

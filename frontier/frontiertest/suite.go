@@ -655,6 +655,10 @@ func testRevisit(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	fps := []uint64{11, 11, 12}
+	// Validators ride with the URL: a round that reports none (a 304
+	// need not repeat them) keeps the previous ones.
+	etags := []string{`"a"`, "", `"c"`}
+	wantETag := []string{"", `"a"`, `"a"`, `"c"`}
 	for round, fp := range fps {
 		l := nextOn(t, f, clk)
 		if l.URL.URL != u.URL {
@@ -668,8 +672,15 @@ func testRevisit(t *testing.T, h Harness) {
 				t.Errorf("round %d: Fetches %d", round, got)
 			}
 		}
+		if l.URL.ETag != wantETag[round] {
+			t.Errorf("round %d: ETag %q, want %q", round, l.URL.ETag, wantETag[round])
+		}
+		lastMod := ""
+		if etags[round] != "" {
+			lastMod = fmt.Sprintf("Mon, 0%d Nov 2026 10:00:00 GMT", round+1)
+		}
 		due := clk.Now().Add(time.Hour)
-		if err := f.Done(l, frontier.Result{Fingerprint: fp, Revisit: due}); err != nil {
+		if err := f.Done(l, frontier.Result{Fingerprint: fp, Revisit: due, ETag: etags[round], LastModified: lastMod}); err != nil {
 			t.Fatal(err)
 		}
 		// Not before it is due.
@@ -685,6 +696,9 @@ func testRevisit(t *testing.T, h Harness) {
 	l := nextOn(t, f, clk)
 	if h := l.URL.History; h.Fetches != 3 || h.Changes != 1 {
 		t.Errorf("History after fingerprints %v = %+v, want 3 fetches, 1 change", fps, h)
+	}
+	if l.URL.ETag != wantETag[3] || l.URL.LastModified != "Mon, 03 Nov 2026 10:00:00 GMT" {
+		t.Errorf("validators after three rounds: %q, %q", l.URL.ETag, l.URL.LastModified)
 	}
 	if err := f.Done(l, frontier.Result{}); err != nil {
 		t.Fatal(err)
