@@ -135,6 +135,22 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			gap := c.pol.Gap(w.res)
 			kd.Next, kd.Gap = now.Add(gap), gap
 		}
+		block, bo, err := c.backoffLocked(ctx, w, kd.Key, now)
+		if err != nil {
+			c.txn.Reset()
+			c.commitMu.Unlock()
+			return err
+		}
+		kd.Backoff = bo
+		if block > 0 {
+			// The block outlasts the gap: saved as the host's next
+			// contact (a resumed crawl keeps it), held in the frontier
+			// past MaxDelay, and the lease's own retry waits for it.
+			until := now.Add(block)
+			kd.Next = until
+			holds = append(holds, hold{frontier.HostKey(l.URL.URL), until})
+			w.res.RetryAfter = max(w.res.RetryAfter, block)
+		}
 		if !w.requeue {
 			if !w.alias {
 				// A duplicate the URL rules explain is an alias of a

@@ -132,6 +132,12 @@ type Config struct {
 	// what the host serves (see TrapOptions). nil means the defaults;
 	// &TrapOptions{AlikePages: -1} turns it off.
 	Traps *TrapOptions
+	// Backoff tunes the per-host back-off: a host that answers 429 or
+	// 503 without Retry-After, or fails its connections, is left alone
+	// for a growing time (see BackoffOptions). nil means the defaults
+	// (60 s doubling up to a day); &BackoffOptions{Base: -1} turns it
+	// off.
+	Backoff *BackoffOptions
 	// URLRules tunes the URL rewrite rules the crawl learns from the
 	// duplicates it fetches (package dedup/dust: a "www." alias host,
 	// query parameters that do not change the page, "/index.html", a
@@ -161,7 +167,8 @@ type Config struct {
 	// DelayFactor is k: after a fetch that took d, the host waits k × d.
 	// Default 10 (Mercator); negative means 0.
 	DelayFactor float64
-	// MaxDelay caps the gap (Retry-After and Crawl-delay included).
+	// MaxDelay caps the gap (Retry-After, Crawl-delay and back-off blocks
+	// included).
 	// Default 1 hour, as in package frontier.
 	MaxDelay time.Duration
 
@@ -239,6 +246,9 @@ func (c *Config) validate() error {
 		return bad("Agent %q is not a robots.txt product token (letters, '-' and '_', RFC 9309 §2.2.1)", c.Agent)
 	}
 	if _, err := c.Traps.resolved(); err != nil {
+		return bad("%v", err)
+	}
+	if _, err := c.Backoff.resolved(); err != nil {
 		return bad("%v", err)
 	}
 	for _, s := range c.PrivateSuffixes {

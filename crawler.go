@@ -38,11 +38,13 @@ type Crawler struct {
 	filters   frontier.URLFilter
 	pol       frontier.Politeness
 	traps     TrapOptions
-	rules     *dust.Learner // nil with Config.NoURLRules
-	rulesBuf  []byte        // Txn.Rules, reused
-	keepRules bool          // the State is a RuleStorer: Txn.Rules is saved
-	cutHosts  sync.Map      // host key → struct{}: hosts the trap defence cut, as seen by this run
-	closers   []io.Closer   // what New created, closed by Run in reverse order
+	backoff   BackoffOptions
+	bo        map[string]Backoff // host key → back-off state of hosts in trouble; commitMu
+	rules     *dust.Learner      // nil with Config.NoURLRules
+	rulesBuf  []byte             // Txn.Rules, reused
+	keepRules bool               // the State is a RuleStorer: Txn.Rules is saved
+	cutHosts  sync.Map           // host key → struct{}: hosts the trap defence cut, as seen by this run
+	closers   []io.Closer        // what New created, closed by Run in reverse order
 
 	// durableSinks are the Config.Sinks that implement DurableSink, in
 	// order; plainSinks the others.
@@ -92,7 +94,9 @@ func New(cfg Config) (*Crawler, error) {
 	cfg.ensureDefaults()
 	c := &Crawler{cfg: cfg, drained: make(chan struct{}, 1), tick: 50 * time.Millisecond}
 	c.pages.max = cfg.MaxPages
-	c.traps, _ = cfg.Traps.resolved() // validated above
+	c.traps, _ = cfg.Traps.resolved()     // validated above
+	c.backoff, _ = cfg.Backoff.resolved() // validated above
+	c.bo = make(map[string]Backoff)
 	if !cfg.NoURLRules {
 		c.rules, _ = dust.New(cfg.URLRules) // validated above
 	}

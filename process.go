@@ -35,6 +35,7 @@ type work struct {
 	rules    bool            // the learned rules changed: save them with this page
 	alias    bool            // a duplicate the rules explain: not counted by the trap defence
 	parkedOn string          // with outcome Parked: the URL the lease's URL is parked on
+	signal   signal          // what the fetch says about the host's load, for the back-off
 	seeds    bool            // cands are the seeds
 	received bool            // cands came through Add
 	t        tally
@@ -160,6 +161,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		if errors.As(err, &fe) {
 			kind = fe.Kind
 		}
+		w.signal = signalOf(kind)
 		if transient(kind) && c.retry(ctx, w, 0) {
 			return
 		}
@@ -170,6 +172,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	}
 	w.t.status = resp.Status
 	w.t.bytes = int64(len(resp.Body))
+	w.signal = signalAnswered // or signalThrottle, below
 	// Every response that does not become a page (a redirect, an error
 	// status, a 304) still goes to the sinks that archive exchanges, so
 	// that a replay of the archive sees what the crawl saw. Duplicates
@@ -196,9 +199,15 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		}
 		w.outcome = Redirected
 		return
-	case resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable:
+	case resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable || c.backoff.throttles(resp.Status):
 		w.res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		if c.retry(ctx, w, w.res.RetryAfter) {
+		wait := w.res.RetryAfter
+		if wait == 0 && c.backoff.throttles(resp.Status) {
+			// Busy, and not saying for how long: the whole host is
+			// blocked (commit), and this URL retried after the block.
+			w.signal, wait = signalThrottle, backoffWait
+		}
+		if c.retry(ctx, w, wait) {
 			return
 		}
 		w.outcome = HTTPError
@@ -435,9 +444,14 @@ func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 // none, by the retries it has had: 1 s, 2 s, 4 s ...
 func retryInterval(n int) time.Duration { return time.Second << min(n, 16) }
 
+// backoffWait is the wait a retry is given when the host's back-off
+// block, set in commit, decides it.
+const backoffWait = -1
+
 // retry sends a lease back to its key to be fetched again after wait (at
-// least the politeness gap; retryInterval when wait is 0), if it has
-// retries left, and reports whether it did.
+// least the politeness gap; retryInterval when wait is 0; the back-off
+// block when it is backoffWait), if it has retries left, and reports
+// whether it did.
 func (c *Crawler) retry(ctx context.Context, w *work, wait time.Duration) bool {
 	if c.cfg.MaxRetries < 0 {
 		return false
@@ -451,10 +465,10 @@ func (c *Crawler) retry(ctx context.Context, w *work, wait time.Duration) bool {
 	if n >= c.cfg.MaxRetries {
 		return false
 	}
-	if wait <= 0 {
+	if wait == 0 {
 		wait = retryInterval(n)
 	}
-	w.res.RetryAfter = max(w.res.RetryAfter, wait)
+	w.res.RetryAfter = max(w.res.RetryAfter, wait, 0)
 	w.requeue, w.res.Requeue, w.retries = true, true, n+1
 	w.t.count(Retried)
 	return true

@@ -21,7 +21,11 @@ type progress struct {
 }
 
 // progressVersion starts every encoded progress; decoding refuses others.
-const progressVersion = 1
+// Version 2 added Backoffs; version 1 records are still read.
+const (
+	progressVersion   = 2
+	progressVersionV1 = 1
+)
 
 // ErrCorruptProgress is wrapped by the error Run returns when a State
 // holds a progress record it cannot decode.
@@ -58,7 +62,7 @@ func appendProgress(b []byte, p *progress) []byte {
 		b = binary.AppendUvarint(b, uint64(len(pos)))
 		b = append(b, pos...)
 	}
-	return b
+	return binary.AppendUvarint(b, s.Backoffs)
 }
 
 func appendCounts(b []byte, m map[string]uint64) []byte {
@@ -81,7 +85,8 @@ func appendCounts(b []byte, m map[string]uint64) []byte {
 // the input's size.
 func decodeProgress(b []byte) (*progress, error) {
 	d := pdec{wire.Decoder{B: b}}
-	if d.Byte() != progressVersion {
+	version := d.Byte()
+	if version != progressVersion && version != progressVersionV1 {
 		return nil, fmt.Errorf("%w (version)", ErrCorruptProgress)
 	}
 	p := &progress{}
@@ -114,6 +119,9 @@ func decodeProgress(b []byte) (*progress, error) {
 	n = d.Count(1)
 	for range n {
 		p.positions = append(p.positions, d.bytes())
+	}
+	if version >= 2 {
+		s.Backoffs = d.Uvarint()
 	}
 	if !d.Done() {
 		return nil, ErrCorruptProgress

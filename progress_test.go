@@ -18,6 +18,7 @@ func TestProgressRoundTrip(t *testing.T) {
 		positions: [][]byte{[]byte("warc1 x"), {}, {0, 1, 2}},
 	}
 	full.stats.Outcomes[Fetched], full.stats.Outcomes[Queued] = 10, 30
+	full.stats.Backoffs = 4
 	for _, tc := range []struct {
 		name string
 		p    progress
@@ -75,4 +76,16 @@ func FuzzProgress(f *testing.F) {
 			t.Fatalf("%x: decoded %+v, then %+v", b, got, again)
 		}
 	})
+}
+
+// TestProgressVersion1 reads a progress record written before Backoffs
+// was saved: version 1, without the field.
+func TestProgressVersion1(t *testing.T) {
+	p := progress{stats: Stats{Seeds: 2, FilteredBy: map[string]uint64{}, Errors: map[string]uint64{}, Status: map[int]uint64{200: 3}}}
+	b := appendProgress(nil, &p)
+	v1 := append([]byte{progressVersionV1}, b[1:len(b)-1]...) // without Backoffs (0, one byte)
+	got, err := decodeProgress(v1)
+	if err != nil || got.stats.Seeds != 2 || got.stats.Status[200] != 3 || got.stats.Backoffs != 0 {
+		t.Fatalf("version 1 record: %+v, %v", got, err)
+	}
 }

@@ -94,16 +94,38 @@ type KeyRecord struct {
 	// and near-duplicates): the trap defence reads them (TrapOptions).
 	Pages int64
 	Alike int64
+	// Backoff is the host's back-off state (see BackoffOptions): a
+	// resumed crawl keeps backing off a host that throttled it.
+	Backoff Backoff
+}
+
+// Backoff is the back-off state of one host (see BackoffOptions).
+type Backoff struct {
+	// Level counts the host's incidents (throttling answers, runs of
+	// connection failures) since it was last forgiven: the next block
+	// lasts BackoffOptions.Base × 2^Level.
+	Level int32
+	// Failures counts the connection failures in a row since the host
+	// last answered.
+	Failures int32
+	// Last is when the last incident's block ended: the host is
+	// forgiven (Level back to 0) after BackoffOptions.Forgive without an
+	// incident from then.
+	Last time.Time
 }
 
 // Apply changes r by d: the counts are added, a non-zero Next replaces
-// the stored Next and Gap. Every State applies deltas this way.
+// the stored Next and Gap, a non-nil Backoff replaces the stored one.
+// Every State applies deltas this way.
 func (r *KeyRecord) Apply(d KeyDelta) {
 	r.Admitted += d.Admitted
 	r.Pages += d.Pages
 	r.Alike += d.Alike
 	if !d.Next.IsZero() {
 		r.Next, r.Gap = d.Next, d.Gap
+	}
+	if d.Backoff != nil {
+		r.Backoff = *d.Backoff
 	}
 }
 
@@ -115,6 +137,7 @@ type KeyDelta struct {
 	Gap      time.Duration
 	Pages    int64
 	Alike    int64
+	Backoff  *Backoff // nil: unchanged
 }
 
 // Txn is one atomic change of a State: what one page, or one batch of

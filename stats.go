@@ -82,6 +82,9 @@ type Stats struct {
 	Errors map[string]uint64
 	// Status counts answers by HTTP status code.
 	Status map[int]uint64
+	// Backoffs counts the blocks of the per-host back-off: a host that
+	// throttled the crawl or failed its connections (BackoffOptions).
+	Backoffs uint64
 	// Bytes is the number of body bytes received (decoded).
 	Bytes int64
 	// Frontier is the frontier's snapshot, if it reports one.
@@ -137,6 +140,9 @@ func (s Stats) Summary() string {
 	for o := Outcome(0); o < numOutcomes; o++ {
 		fmt.Fprintf(&b, "  %-18s %d\n", o.String()+":", s.Outcomes[o])
 	}
+	if s.Backoffs > 0 {
+		fmt.Fprintf(&b, "hosts backed off %d times\n", s.Backoffs)
+	}
 	writeMap(&b, "filtered by", s.FilteredBy)
 	writeMap(&b, "errors by kind", s.Errors)
 	if len(s.Status) > 0 {
@@ -181,6 +187,7 @@ type counters struct {
 	dropped  atomic.Uint64
 	capped   atomic.Uint64
 	received atomic.Uint64
+	backoffs atomic.Uint64
 	bytes    atomic.Int64
 	hosts    atomic.Int64
 	inflight atomic.Int64
@@ -268,6 +275,7 @@ func (c *counters) snapshot() Stats {
 	s.LinksDropped = c.dropped.Load()
 	s.PagesLinkCapped = c.capped.Load()
 	s.Received = c.received.Load()
+	s.Backoffs = c.backoffs.Load()
 	s.Bytes = c.bytes.Load()
 	s.Hosts = int(c.hosts.Load())
 	s.InFlight = int(c.inflight.Load())
@@ -291,6 +299,7 @@ func (c *counters) restore(s Stats) {
 	c.links.Add(s.Links)
 	c.dropped.Add(s.LinksDropped)
 	c.capped.Add(s.PagesLinkCapped)
+	c.backoffs.Add(s.Backoffs)
 	c.received.Add(s.Received)
 	c.bytes.Add(s.Bytes)
 	c.hosts.Add(int64(s.Hosts))

@@ -12,9 +12,11 @@ import (
 )
 
 // txnVersion starts every encoded Txn. Version 1 had no Pages and
-// Alike in its key deltas, version 2 no Rules; both are still read.
+// Alike in its key deltas, version 2 no Rules, version 3 no Backoff;
+// all are still read.
 const (
-	txnVersion   = 3
+	txnVersion   = 4
+	txnVersionV3 = 3
 	txnVersionV2 = 2
 	txnVersionV1 = 1
 )
@@ -49,6 +51,12 @@ func appendTxn(b []byte, seq uint64, t *crawlkit.Txn) ([]byte, error) {
 		b = binary.AppendVarint(b, int64(d.Gap))
 		b = binary.AppendVarint(b, d.Pages)
 		b = binary.AppendVarint(b, d.Alike)
+		if d.Backoff == nil {
+			b = append(b, 0)
+		} else {
+			b = append(b, 1)
+			b = appendBackoff(b, *d.Backoff)
+		}
 	}
 	for _, opt := range [][]byte{t.Progress, t.Rules} {
 		if opt == nil {
@@ -158,10 +166,20 @@ func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 		if version >= txnVersionV2 {
 			kd.Pages, kd.Alike = d.Varint(), d.Varint()
 		}
+		if version >= txnVersion {
+			switch d.Byte() {
+			case 0:
+			case 1:
+				bo := decodeBackoff(&d)
+				kd.Backoff = &bo
+			default:
+				d.Bad = true
+			}
+		}
 		t.Keys = append(t.Keys, kd)
 	}
 	opts := []*[]byte{&t.Progress, &t.Rules}
-	if version < txnVersion {
+	if version < txnVersionV3 {
 		opts = opts[:1]
 	}
 	for _, opt := range opts {
@@ -181,17 +199,39 @@ func decodeTxn(b []byte) (uint64, *crawlkit.Txn, error) {
 
 // appendKeyRecord appends the value of a key record: Admitted, Next in
 // Unix nanoseconds (0 for unknown), Gap in nanoseconds, then Pages and
-// Alike when either is not zero (a record without them reads as zeros,
-// as records written before they existed do).
+// Alike when they or the back-off state are not zero, then the back-off
+// state when it is not zero (a record without them reads as zeros, as
+// records written before they existed do).
 func appendKeyRecord(b []byte, r crawlkit.KeyRecord) []byte {
 	b = binary.AppendVarint(b, r.Admitted)
 	b = binary.AppendVarint(b, unixNano(r.Next))
 	b = binary.AppendVarint(b, int64(r.Gap))
-	if r.Pages == 0 && r.Alike == 0 {
+	noBackoff := r.Backoff == crawlkit.Backoff{}
+	if r.Pages == 0 && r.Alike == 0 && noBackoff {
 		return b
 	}
 	b = binary.AppendVarint(b, r.Pages)
-	return binary.AppendVarint(b, r.Alike)
+	b = binary.AppendVarint(b, r.Alike)
+	if noBackoff {
+		return b
+	}
+	return appendBackoff(b, r.Backoff)
+}
+
+// appendBackoff appends a back-off state: Level, Failures, Last.
+func appendBackoff(b []byte, bo crawlkit.Backoff) []byte {
+	b = binary.AppendVarint(b, int64(bo.Level))
+	b = binary.AppendVarint(b, int64(bo.Failures))
+	return binary.AppendVarint(b, unixNano(bo.Last))
+}
+
+func decodeBackoff(d *wire.Decoder) crawlkit.Backoff {
+	level, failures := d.Varint(), d.Varint()
+	bo := crawlkit.Backoff{Level: int32(level), Failures: int32(failures), Last: fromUnixNano(d.Varint())}
+	if level < 0 || level > math.MaxInt32 || failures < 0 || failures > math.MaxInt32 {
+		d.Bad = true
+	}
+	return bo
 }
 
 func decodeKeyRecord(v []byte) (crawlkit.KeyRecord, error) {
@@ -199,6 +239,9 @@ func decodeKeyRecord(v []byte) (crawlkit.KeyRecord, error) {
 	r := crawlkit.KeyRecord{Admitted: d.Varint(), Next: fromUnixNano(d.Varint()), Gap: time.Duration(d.Varint())}
 	if len(d.B) > 0 {
 		r.Pages, r.Alike = d.Varint(), d.Varint()
+	}
+	if len(d.B) > 0 {
+		r.Backoff = decodeBackoff(&d)
 	}
 	if !d.Done() {
 		return crawlkit.KeyRecord{}, fmt.Errorf("%w: key record", ErrCorrupt)

@@ -31,8 +31,9 @@ func TestTxnVersions(t *testing.T) {
 		return appendString(b, progress)
 	}
 	cur, _ := appendTxn(nil, 9, &crawlkit.Txn{
-		Add:      []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/"}, Retries: 2}},
-		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 3, Gap: time.Second, Pages: 5, Alike: 1}},
+		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/"}, Retries: 2}},
+		Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 3, Gap: time.Second, Pages: 5, Alike: 1,
+			Backoff: &crawlkit.Backoff{Level: 2, Failures: 1, Last: time.Unix(1700000000, 0)}}},
 		Progress: []byte("p"),
 		Rules:    []byte("r"),
 	})
@@ -41,10 +42,12 @@ func TestTxnVersions(t *testing.T) {
 		rec          []byte
 		pages, alike int64
 		rules        string
+		backoff      bool
 	}{
-		{"v1", old(txnVersionV1, nil, "p"), 0, 0, ""},
-		{"v2", old(txnVersionV2, []int64{5, 1}, "p"), 5, 1, ""},
-		{"v3", cur, 5, 1, "r"},
+		{"v1", old(txnVersionV1, nil, "p"), 0, 0, "", false},
+		{"v2", old(txnVersionV2, []int64{5, 1}, "p"), 5, 1, "", false},
+		{"v3", append(old(txnVersionV3, []int64{5, 1}, "p"), 0), 5, 1, "", false},
+		{"v4", cur, 5, 1, "r", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			seq, txn, err := decodeTxn(tc.rec)
@@ -55,6 +58,9 @@ func TestTxnVersions(t *testing.T) {
 			if seq != 9 || len(txn.Add) != 1 || txn.Add[0].Retries != 2 || k.Admitted != 3 || k.Pages != tc.pages || k.Alike != tc.alike ||
 				string(txn.Progress) != "p" || string(txn.Rules) != tc.rules {
 				t.Errorf("decoded seq %d %+v", seq, txn)
+			}
+			if bo := k.Backoff; (bo != nil) != tc.backoff || bo != nil && (bo.Level != 2 || bo.Failures != 1 || bo.Last.Unix() != 1700000000) {
+				t.Errorf("decoded Backoff %+v, want one: %v", bo, tc.backoff)
 			}
 		})
 	}

@@ -173,9 +173,15 @@ func testKeys(t *testing.T, h Harness) {
 	// The page counts add up like Admitted, in one Txn and across Txns.
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:c.test", Pages: 2}, {Key: "h:c.test", Alike: 5}, {Key: "n:c.test", Pages: 1}}})
 	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:c.test", Pages: 1, Alike: 1 << 40}}})
-	q := &crawlkit.Lookup{Keys: []string{"h:a.test", "d:a.test", "h:b.test", "h:c.test", "n:c.test"}}
+	// A Backoff replaces the stored one; a nil one keeps it.
+	bo1 := crawlkit.Backoff{Level: 2, Failures: 1, Last: t1}
+	bo2 := crawlkit.Backoff{Level: 3, Last: t2}
+	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:d.test", Backoff: &bo1}, {Key: "h:e.test", Admitted: 1, Backoff: &bo1}}})
+	commit(t, s, crawlkit.Txn{Keys: []crawlkit.KeyDelta{{Key: "h:d.test", Backoff: &bo2}, {Key: "h:e.test", Admitted: 1}}})
+	q := &crawlkit.Lookup{Keys: []string{"h:a.test", "d:a.test", "h:b.test", "h:c.test", "n:c.test", "h:d.test", "h:e.test"}}
 	lookup(t, s, q)
-	want := []crawlkit.KeyRecord{{Admitted: 6, Next: t2, Gap: 3 * time.Second}, {Admitted: 4}, {}, {Pages: 3, Alike: 1<<40 + 5}, {Pages: 1}}
+	want := []crawlkit.KeyRecord{{Admitted: 6, Next: t2, Gap: 3 * time.Second}, {Admitted: 4}, {}, {Pages: 3, Alike: 1<<40 + 5}, {Pages: 1},
+		{Backoff: bo2}, {Admitted: 2, Backoff: bo1}}
 	for i := range want {
 		if got := q.Records[i]; !sameRecord(got, want[i]) {
 			t.Errorf("record %s = %+v, want %+v", q.Keys[i], got, want[i])
@@ -184,7 +190,8 @@ func testKeys(t *testing.T, h Harness) {
 }
 
 func sameRecord(a, b crawlkit.KeyRecord) bool {
-	return a.Admitted == b.Admitted && a.Next.Equal(b.Next) && a.Gap == b.Gap && a.Pages == b.Pages && a.Alike == b.Alike
+	return a.Admitted == b.Admitted && a.Next.Equal(b.Next) && a.Gap == b.Gap && a.Pages == b.Pages && a.Alike == b.Alike &&
+		a.Backoff.Level == b.Backoff.Level && a.Backoff.Failures == b.Backoff.Failures && a.Backoff.Last.Equal(b.Backoff.Last)
 }
 
 func testProgress(t *testing.T, h Harness) {
@@ -272,7 +279,8 @@ func testRestart(t *testing.T, h Harness) {
 	commit(t, s, crawlkit.Txn{
 		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}}, {URL: frontier.URL{URL: "http://a.test/done"}},
 			{URL: frontier.URL{URL: "http://www.a.test/x", Depth: 2}, Retries: 1, Parked: "http://a.test/x"}},
-		Keys:     []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3}},
+		Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3,
+			Backoff: &crawlkit.Backoff{Level: 4, Failures: 2, Last: next}}},
 		Progress: []byte("saved"),
 	})
 	commit(t, s, crawlkit.Txn{Done: []string{"http://a.test/done"}, Put: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 1}, Retries: 1}}})
@@ -287,7 +295,8 @@ func testRestart(t *testing.T, h Harness) {
 	}
 	q := &crawlkit.Lookup{URLs: fps("http://a.test/", "http://a.test/done", "http://b.test/"), Keys: []string{"h:a.test"}}
 	lookup(t, s, q)
-	if !slices.Equal(q.Seen, []bool{true, true, false}) || !sameRecord(q.Records[0], crawlkit.KeyRecord{Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3}) {
+	if !slices.Equal(q.Seen, []bool{true, true, false}) || !sameRecord(q.Records[0], crawlkit.KeyRecord{Admitted: 2, Next: next, Gap: time.Second, Pages: 7, Alike: 3,
+		Backoff: crawlkit.Backoff{Level: 4, Failures: 2, Last: next}}) {
 		t.Errorf("after a restart: seen %v, record %+v", q.Seen, q.Records[0])
 	}
 }

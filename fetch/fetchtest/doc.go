@@ -83,7 +83,9 @@
 // Unknown paths answer 404. Text responses are gzip-encoded when the request
 // accepts gzip; pages, robots.txt files and sitemaps carry an ETag, pages
 // also Last-Modified, and If-None-Match / If-Modified-Since are answered 304. Config.Latency and
-// Config.HostLatency delay responses.
+// Config.HostLatency delay responses. Config.RateLimits makes hosts
+// throttle: a request sooner than its interval after the one before is
+// answered 429 (or 503) without Retry-After.
 //
 // # robots.txt
 //

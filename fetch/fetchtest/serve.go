@@ -94,6 +94,10 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(sw, "fetchtest: unknown host "+host, http.StatusMisdirectedRequest)
 		return
 	}
+	if l, ok := w.cfg.RateLimits[host]; ok && w.throttled(host, start, l.Interval) {
+		http.Error(sw, strconv.Itoa(l.Status)+" "+http.StatusText(l.Status), l.Status)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		sw.Header().Set("Allow", "GET, HEAD")
 		http.Error(sw, "method not allowed", http.StatusMethodNotAllowed)
@@ -245,4 +249,17 @@ func acceptsGzip(ae string) bool {
 		return !(params == "q=0" || params == "q=0.0" || params == "q=0.00" || params == "q=0.000")
 	}
 	return false
+}
+
+// throttled records a request to a rate-limited host starting at start
+// and reports whether it came sooner than interval after the previous one.
+func (w *Web) throttled(host string, start time.Time, interval time.Duration) bool {
+	w.rateMu.Lock()
+	defer w.rateMu.Unlock()
+	if w.lastReq == nil {
+		w.lastReq = make(map[string]time.Time)
+	}
+	last, seen := w.lastReq[host]
+	w.lastReq[host] = start
+	return seen && start.Sub(last) < interval
 }

@@ -58,6 +58,16 @@ type Config struct {
 	// are ignored). NewWeb copies the map.
 	HostLatency map[string]time.Duration
 
+	// RateLimits makes the named hosts (case and a port are ignored)
+	// throttle: a request that starts sooner than Interval after the
+	// host's previous request (throttled ones count, as in a token
+	// bucket of one) is answered Status without Retry-After, as many
+	// rate limiters in front of real sites do. A crawler that comes back
+	// at its usual gap is throttled again; one that backs off gets
+	// through. robots.txt is throttled like the rest. NewWeb copies the
+	// map.
+	RateLimits map[string]RateLimit
+
 	// CrawlDelay is the Crawl-delay the "crawl-delay" robots variant
 	// announces. Default 1s.
 	CrawlDelay time.Duration
@@ -189,6 +199,14 @@ func (c *Config) ensureDefaults() {
 		hl[hostOnly(h)] = d
 	}
 	c.HostLatency = hl
+	rl := make(map[string]RateLimit, len(c.RateLimits))
+	for h, l := range c.RateLimits {
+		if l.Status == 0 {
+			l.Status = http.StatusTooManyRequests
+		}
+		rl[hostOnly(h)] = l
+	}
+	c.RateLimits = rl
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}
@@ -288,6 +306,9 @@ type Web struct {
 
 	retryMu sync.Mutex
 	retries map[string]int // requests seen per /retry/N/ path
+
+	rateMu  sync.Mutex
+	lastReq map[string]time.Time // start of the last request per rate-limited host
 
 	mu  sync.Mutex
 	log []Request
@@ -532,4 +553,13 @@ func hostOnly(hostport string) string {
 		h = host
 	}
 	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
+
+// RateLimit is how a host of Config.RateLimits throttles.
+type RateLimit struct {
+	// Interval is the least time between the starts of two requests.
+	Interval time.Duration
+	// Status is the answer to a request that comes too soon: 429 (the
+	// default) or 503, without Retry-After.
+	Status int
 }
