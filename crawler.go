@@ -195,6 +195,10 @@ func (c *Crawler) assemble() error {
 	if c.filters == nil {
 		c.filters = frontier.DefaultFilters()
 	}
+	if len(cfg.ExtraFilters) > 0 {
+		chain := frontier.Chain{c.filters}
+		c.filters = append(chain, cfg.ExtraFilters...)
+	}
 	for _, s := range cfg.Sinks {
 		if d, ok := s.(DurableSink); ok {
 			c.durableSinks = append(c.durableSinks, d)
