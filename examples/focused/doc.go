@@ -40,5 +40,16 @@
 //
 //	go run ./examples/focused -seeds https://example.com/ -query "web crawler" -max-pages 200
 //
+// -dns names the nameserver to ask, as the crawler's does; with it the
+// command crawls the simulated web that examples/simweb serves in another
+// process (its DNS server answers for every simulated host; the web is on
+// loopback, hence -allow-private):
+//
+//	go run ./examples/simweb &
+//	go run ./examples/focused -seeds http://h000.sim.test:8080/ -dns 127.0.0.1:5353 -allow-private -query "river boat"
+//
+// Exit status: 0 when the crawls ran, 1 when they failed or fetched
+// nothing (the message says what to check), 2 for bad flags.
+//
 // README.md has the figures.
 package main
