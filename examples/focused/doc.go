@@ -16,10 +16,10 @@
 //
 //	focus := NewFocus("river lake boat")
 //	cfg := crawlkit.Config{
-//		Seeds:       seeds,
-//		Prioritizer: focus,
-//		Parser:      focus.Parser(&fetch.Registry{}),
-//		Filters:     append(frontier.DefaultFilters(), Scope{Domains: []string{"example.com"}}),
+//		Seeds:        seeds,
+//		Prioritizer:  focus,
+//		Parser:       focus.Parser(&fetch.Registry{}),
+//		ExtraFilters: []frontier.URLFilter{Scope{Domains: []string{"example.com"}}}, // after the default trap guards
 //	}
 //
 // The command itself passes a frontier.Mercator of its own (Config.Frontier)

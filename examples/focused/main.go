@@ -174,8 +174,8 @@ type setup struct {
 	seeds     []string
 	resolver  dns.Resolver
 	allowPriv bool
-	suffixes  []string // Config.PrivateSuffixes
-	filters   frontier.URLFilter
+	suffixes  []string           // Config.PrivateSuffixes
+	scope     frontier.URLFilter // Config.ExtraFilters: after the default guards
 	budget    int
 	workers   int
 	// onTopic decides from a fetched page's URL and title whether it is
@@ -202,7 +202,7 @@ func crawlBudget(ctx context.Context, s setup, p *Focus) (result, error) {
 		Resolver:        s.resolver,
 		AllowPrivate:    s.allowPriv,
 		PrivateSuffixes: s.suffixes,
-		Filters:         s.filters,
+		ExtraFilters:    []frontier.URLFilter{s.scope},
 		Workers:         s.workers,
 		MaxDuration:     2 * time.Minute,
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -321,7 +321,7 @@ func focused(ctx context.Context, o *options, stdout io.Writer) error {
 			s.resolver = r
 		}
 	}
-	s.filters = append(frontier.DefaultFilters(), scope)
+	s.scope = scope
 
 	fmt.Fprintf(stdout, "query %q, budget %d pages\n", o.query, o.budget)
 	focus := NewFocus(o.query)

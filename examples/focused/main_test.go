@@ -127,8 +127,8 @@ func TestFocusedBeatsBreadthFirst(t *testing.T) {
 	q := terms(defaultQuery)
 	s := setup{
 		seeds: web.Seeds(), resolver: loopback(web.Domain()), allowPriv: true, suffixes: []string{web.Domain()},
-		filters: append(frontier.DefaultFilters(), Scope{Domains: []string{"sim.test"}, Skip: regexp.MustCompile(`/search\?`)}),
-		budget:  250, workers: 8,
+		scope:  Scope{Domains: []string{"sim.test"}, Skip: regexp.MustCompile(`/search\?`)},
+		budget: 250, workers: 8,
 		onTopic: func(u, _ string) bool { return titleHasTopic(q, web.Title(u)) },
 	}
 	// Workers race, so one crawl's order, and its count, vary from run
