@@ -158,7 +158,7 @@ func (c *Crawler) backoffLocked(ctx context.Context, w *work, key string, now ti
 		// have left it backed off.
 		q := &Lookup{Keys: []string{key}}
 		if err := c.state.Lookup(ctx, q); err != nil {
-			return 0, nil, fmt.Errorf("crawlkit: state lookup: %w", err)
+			return 0, nil, &Error{Op: "state lookup", Err: err}
 		}
 		bo = q.Records[0].Backoff
 	}

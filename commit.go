@@ -180,7 +180,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	c.txn.Reset()
 	c.commitMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("crawlkit: committing to the state: %w", err)
+		return &Error{Op: "committing to the state", Err: err}
 	}
 	if cut != "" {
 		if _, was := c.cutHosts.LoadOrStore(cut, struct{}{}); !was {
@@ -235,7 +235,7 @@ func (c *Crawler) commitProgress(ctx context.Context) error {
 	}
 	c.txn.Reset()
 	if err != nil {
-		return fmt.Errorf("crawlkit: committing to the state: %w", err)
+		return &Error{Op: "committing to the state", Err: err}
 	}
 	return nil
 }
@@ -248,7 +248,7 @@ func (c *Crawler) saveProgress() error {
 	for i, s := range c.durableSinks {
 		pos, err := s.Position()
 		if err != nil {
-			return fmt.Errorf("crawlkit: position of sink %d (%T): %w", i, s, err)
+			return &Error{Op: fmt.Sprintf("position of sink %d (%T)", i, s), Err: err}
 		}
 		p.positions = append(p.positions, pos)
 	}
@@ -270,7 +270,7 @@ func (c *Crawler) unseen(ctx context.Context, w *work) ([]frontier.URL, error) {
 		q.URLs[i] = dedup.Fingerprint(w.cands[i].URL)
 	}
 	if err := c.state.Lookup(ctx, q); err != nil {
-		return nil, fmt.Errorf("crawlkit: URL-seen lookup: %w", err)
+		return nil, &Error{Op: "URL-seen lookup", Err: err}
 	}
 	out := w.cands[:0:0]
 	for i := range w.cands {
@@ -362,7 +362,7 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		}
 	}
 	if err := c.state.Lookup(ctx, q); err != nil {
-		return nil, nil, KeyRecord{}, fmt.Errorf("crawlkit: state lookup: %w", err)
+		return nil, nil, KeyRecord{}, &Error{Op: "state lookup", Err: err}
 	}
 	var holds []hold
 	now := time.Now()
@@ -445,7 +445,7 @@ func (c *Crawler) parkLocked(ctx context.Context, w *work, cands []frontier.URL)
 		q.URLs[i] = dedup.Fingerprint(w.parked[i].u.URL)
 	}
 	if err := c.state.Lookup(ctx, q); err != nil {
-		return nil, fmt.Errorf("crawlkit: URL-seen lookup: %w", err)
+		return nil, &Error{Op: "URL-seen lookup", Err: err}
 	}
 	batch := make(map[uint64]struct{}, len(w.parked))
 	for i, p := range w.parked {

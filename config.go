@@ -59,9 +59,16 @@ type Config struct {
 	// MinHash near-duplicates at Jaccard 0.8) in memory.
 	ContentSeen dedup.ContentSeen
 	// Filters decide which links may enter the frontier. Setting it
-	// replaces the default chain, trap guards included. Default:
+	// replaces the default chain, spider-trap guards included (path
+	// depth, repeated segments, URL length, query parameters): to keep
+	// them and add your own, set ExtraFilters instead. Default:
 	// frontier.DefaultFilters().
 	Filters frontier.URLFilter
+	// ExtraFilters run after Filters (the default chain when Filters is
+	// nil), in order; a link enters the frontier only if every filter
+	// passes it. This is how a crawl adds a scope (domains, a pattern to
+	// skip) and keeps the default trap guards. Default: none.
+	ExtraFilters []frontier.URLFilter
 	// Prioritizer places URLs in the default frontier's front queues.
 	// It sees a page's links after the sinks and OnPage have seen the page,
 	// so it can score links by what their source page said (a
@@ -250,6 +257,11 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.Backoff.resolved(); err != nil {
 		return bad("%v", err)
+	}
+	for i, f := range c.ExtraFilters {
+		if f == nil {
+			return bad("ExtraFilters[%d] is nil", i)
+		}
 	}
 	for _, s := range c.PrivateSuffixes {
 		if s == "" || s != strings.ToLower(s) || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.ContainsAny(s, ":/ ") {

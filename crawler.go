@@ -158,7 +158,7 @@ func (c *Crawler) assemble() error {
 		if qs, ok := cfg.State.(QueueStorer); ok {
 			st, err := qs.QueueStore()
 			if err != nil {
-				return fmt.Errorf("crawlkit: state's queue store: %w", err)
+				return &Error{Op: "state's queue store", Err: err}
 			}
 			o.Store = st
 		}
@@ -177,7 +177,7 @@ func (c *Crawler) assemble() error {
 	if c.content == nil && cs != nil {
 		var err error
 		if c.content, err = cs.ContentSeen(); err != nil {
-			return fmt.Errorf("crawlkit: state's content set: %w", err)
+			return &Error{Op: "state's content set", Err: err}
 		}
 	}
 	if c.content == nil {
@@ -190,7 +190,7 @@ func (c *Crawler) assemble() error {
 	if cs != nil {
 		var err error
 		if c.bodySeen, err = cs.BodySeen(); err != nil {
-			return fmt.Errorf("crawlkit: state's body set: %w", err)
+			return &Error{Op: "state's body set", Err: err}
 		}
 	} else {
 		c.bodySeen = new(dedup.ExactContent)
@@ -198,6 +198,10 @@ func (c *Crawler) assemble() error {
 	c.filters = cfg.Filters
 	if c.filters == nil {
 		c.filters = frontier.DefaultFilters()
+	}
+	if len(cfg.ExtraFilters) > 0 {
+		chain := frontier.Chain{c.filters}
+		c.filters = append(chain, cfg.ExtraFilters...)
 	}
 	for _, s := range cfg.Sinks {
 		if d, ok := s.(DurableSink); ok {
@@ -382,7 +386,7 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 			contacts, err = c.openContacts(ctx, cs)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+			return 0, &Error{Op: "loading the state", Err: err}
 		}
 	}
 	if len(contacts) > 0 {
@@ -390,14 +394,14 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 		// goes into the hosts' records first, so that a run killed before
 		// contacting those hosts does not forget them.
 		if err := c.saveContacts(ctx, contacts); err != nil {
-			return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+			return 0, &Error{Op: "loading the state", Err: err}
 		}
 	}
 	if rs, ok := c.state.(RuleStorer); ok && c.rules != nil {
 		c.keepRules = true
 		saved, err := rs.Rules()
 		if err != nil {
-			return 0, fmt.Errorf("crawlkit: loading the URL rules: %w", err)
+			return 0, &Error{Op: "loading the URL rules", Err: err}
 		}
 		if saved != nil {
 			if err := c.rules.UnmarshalBinary(saved); err != nil {
@@ -437,7 +441,7 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 		err = flush()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("crawlkit: loading the state: %w", err)
+		return 0, &Error{Op: "loading the state", Err: err}
 	}
 	if h, ok := c.front.(frontier.Holder); ok {
 		// Hosts contacted at the end of the last run with nothing left
@@ -468,7 +472,7 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 	}
 	for i, s := range c.durableSinks {
 		if err := s.Rewind(p.positions[i]); err != nil {
-			return 0, fmt.Errorf("crawlkit: rewinding sink %d (%T) to the last committed page: %w", i, s, err)
+			return 0, &Error{Op: fmt.Sprintf("rewinding sink %d (%T) to the last committed page", i, s), Err: err}
 		}
 	}
 	return n, nil
@@ -624,7 +628,7 @@ func (c *Crawler) addSeeds(ctx context.Context, early []frontier.URL) error {
 		}
 		canon, err := c.cfg.Canonicalizer.Canonical(s)
 		if err != nil {
-			return fmt.Errorf("crawlkit: seed %q: %w", s, err)
+			return &Error{Op: fmt.Sprintf("seed %q", s), Err: err}
 		}
 		u, err := url.Parse(canon)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -670,7 +674,7 @@ func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 		if rec != nil {
 			now := time.Now()
 			if err := rec.Contacting(i, Contact{Key: hostKey(l.URL.URL), At: now, Until: c.contactUntil(l, now)}); err != nil {
-				c.fail(fmt.Errorf("crawlkit: recording a contact: %w", err))
+				c.fail(&Error{Op: "recording a contact", Err: err})
 				c.pages.release(false)
 				c.c.inflight.Add(-1)
 				return

@@ -1,6 +1,9 @@
 package cluster
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Error is an error of a cluster operation: Op is what was attempted
 // ("publish", "request", "decode urls", ...), Subject the node, subject or
@@ -18,7 +21,7 @@ func (e *Error) Error() string {
 		s += " " + e.Subject
 	}
 	if e.Err != nil {
-		s += ": " + e.Err.Error()
+		s += ": " + strings.TrimPrefix(e.Err.Error(), "cluster: ")
 	}
 	return s
 }

@@ -165,7 +165,7 @@ func (d *DB) Rules() ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("crawldb: %w", err)
+		return nil, d.fail("rules", err)
 	}
 	return v, nil
 }
@@ -201,7 +201,7 @@ func Open(dir string, o *Options) (*DB, error) {
 	}
 	opts.ensureDefaults()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("crawldb: %w", err)
+		return nil, &Error{Op: "open", Err: err}
 	}
 	lock, err := vfs.Default.Lock(filepath.Join(dir, "crawl.lock"))
 	if err != nil {
@@ -232,37 +232,37 @@ func (d *DB) open() error {
 	}
 	db, err := pebble.Open(filepath.Join(d.dir, "db"), po)
 	if err != nil {
-		return fmt.Errorf("crawldb: %s: %w", d.dir, err)
+		return d.fail("open", err)
 	}
 	d.db = db
 	switch v, err := d.get([]byte(metaVersion)); {
 	case errors.Is(err, pebble.ErrNotFound):
 		if err := d.db.Set([]byte(metaVersion), []byte{formatVersion}, pebble.Sync); err != nil {
-			return fmt.Errorf("crawldb: %w", err)
+			return d.fail("open", err)
 		}
 	case err != nil:
-		return fmt.Errorf("crawldb: %w", err)
+		return d.fail("open", err)
 	case len(v) != 1 || v[0] != formatVersion:
-		return fmt.Errorf("%w: %s", ErrVersion, d.dir)
+		return &Error{Op: "open", Path: d.dir, Err: ErrVersion}
 	}
 	if d.contacts, err = openContacts(filepath.Join(d.dir, "contacts")); err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return &Error{Op: "open", Err: err} // an *os.PathError: it names the file
 	}
 	if d.seen, err = pebbleseen.New(db, prefixSeen, &pebbleseen.Options{CacheEntries: d.o.SeenCacheEntries}); err != nil {
-		return err
+		return d.fail("open", err)
 	}
 	switch v, err := d.get([]byte(metaSeq)); {
 	case errors.Is(err, pebble.ErrNotFound):
 	case err != nil:
-		return fmt.Errorf("crawldb: %w", err)
+		return d.fail("open", err)
 	case len(v) != 8:
-		return fmt.Errorf("%w: sequence number", ErrCorrupt)
+		return d.fail("open", fmt.Errorf("%w: sequence number of %d bytes", ErrCorrupt, len(v)))
 	default:
 		d.seq = binary.BigEndian.Uint64(v)
 	}
 	files, err := logFiles(d.dir)
 	if err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return &Error{Op: "open", Err: err}
 	}
 	for i, n := range files {
 		err := replayLog(d.dir, n, i == len(files)-1, func(payload []byte) error {
@@ -279,19 +279,19 @@ func (d *DB) open() error {
 			return d.apply(seq, t)
 		})
 		if err != nil {
-			return fmt.Errorf("crawldb: replaying the commit log: %w", err)
+			return err // an *Error naming the log file
 		}
 	}
 	// What was replayed is made durable before the old logs go.
 	if err := d.db.LogData(nil, pebble.Sync); err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return d.fail("open", err)
 	}
 	last := uint64(0)
 	if len(files) > 0 {
 		last = files[len(files)-1]
 	}
 	if d.log, err = openLog(d.dir, last); err != nil {
-		return fmt.Errorf("crawldb: commit log: %w", err)
+		return &Error{Op: "open", Err: err}
 	}
 	for _, n := range files {
 		os.Remove(filepath.Join(d.dir, logName(n)))
@@ -342,7 +342,7 @@ func (d *DB) Load(ctx context.Context, each func(crawlkit.Pending) error) ([]byt
 	defer d.closeMu.RUnlock()
 	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixPending}, UpperBound: []byte{prefixPending + 1}})
 	if err != nil {
-		return nil, fmt.Errorf("crawldb: %w", err)
+		return nil, d.fail("load", err)
 	}
 	for valid := it.First(); valid; valid = it.Next() {
 		if err := ctx.Err(); err != nil {
@@ -351,8 +351,9 @@ func (d *DB) Load(ctx context.Context, each func(crawlkit.Pending) error) ([]byt
 		}
 		p, err := decodePending(it.Value())
 		if err != nil {
+			err = &Error{Op: "load", Path: filepath.Join(d.dir, "db"), Subject: fmt.Sprintf("key %x", it.Key()), Err: err}
 			it.Close()
-			return nil, fmt.Errorf("crawldb: key %x: %w", it.Key(), err)
+			return nil, err
 		}
 		if err := each(p); err != nil {
 			it.Close()
@@ -360,14 +361,14 @@ func (d *DB) Load(ctx context.Context, each func(crawlkit.Pending) error) ([]byt
 		}
 	}
 	if err := it.Close(); err != nil {
-		return nil, fmt.Errorf("crawldb: %w", err)
+		return nil, d.fail("load", err)
 	}
 	v, err := d.get([]byte(metaProgress))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("crawldb: %w", err)
+		return nil, d.fail("load", err)
 	}
 	return v, nil
 }
@@ -416,11 +417,11 @@ func (d *DB) Lookup(ctx context.Context, q *crawlkit.Lookup) error {
 			q.PendingRecords = append(q.PendingRecords, crawlkit.Pending{})
 			continue
 		case err != nil:
-			return fmt.Errorf("crawldb: %w", err)
+			return d.fail("lookup", err)
 		}
 		p, err := decodePending(v)
 		if err != nil {
-			return fmt.Errorf("crawldb: %q: %w", u, err)
+			return &Error{Op: "lookup", Path: filepath.Join(d.dir, "db"), Subject: fmt.Sprintf("pending %q", u), Err: err}
 		}
 		q.Found = append(q.Found, true)
 		q.PendingRecords = append(q.PendingRecords, p)
@@ -435,11 +436,11 @@ func (d *DB) keyRecord(k []byte) (crawlkit.KeyRecord, error) {
 		return crawlkit.KeyRecord{}, nil
 	}
 	if err != nil {
-		return crawlkit.KeyRecord{}, fmt.Errorf("crawldb: %w", err)
+		return crawlkit.KeyRecord{}, d.fail("lookup", err)
 	}
 	r, err := decodeKeyRecord(v)
 	if err != nil {
-		return crawlkit.KeyRecord{}, fmt.Errorf("crawldb: key %q: %w", k[1:], err)
+		return crawlkit.KeyRecord{}, &Error{Op: "lookup", Path: filepath.Join(d.dir, "db"), Subject: fmt.Sprintf("key %q", k[1:]), Err: err}
 	}
 	return r, nil
 }
@@ -460,10 +461,10 @@ func (d *DB) Commit(ctx context.Context, t *crawlkit.Txn) error {
 	seq := d.seq + 1
 	var err error
 	if d.rec, err = appendTxn(d.rec[:0], seq, t); err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return &Error{Op: "commit", Err: err}
 	}
 	if err := d.log.append(d.rec); err != nil {
-		return fmt.Errorf("crawldb: commit log: %w", err)
+		return &Error{Op: "commit", Path: filepath.Join(d.dir, logName(d.log.n)), Err: err}
 	}
 	d.dirty = true
 	return d.apply(seq, t)
@@ -482,24 +483,24 @@ func (d *DB) apply(seq uint64, t *crawlkit.Txn) error {
 			fps[i] = dedup.Fingerprint(t.Add[i].URL.URL)
 		}
 		if err := d.seen.AddTo(b, fps); err != nil {
-			return err
+			return d.fail("commit", err)
 		}
 	}
 	for _, list := range [][]crawlkit.Pending{t.Add, t.Put} {
 		for i := range list {
 			if d.val, err = appendPending(d.val[:0], &list[i]); err != nil {
-				return fmt.Errorf("crawldb: %w", err)
+				return &Error{Op: "commit", Err: err}
 			}
 			kb = pendingKey(kb, list[i].URL.URL)
 			if err := b.Set(kb, d.val, nil); err != nil {
-				return fmt.Errorf("crawldb: %w", err)
+				return d.fail("commit", err)
 			}
 		}
 	}
 	for _, u := range t.Done {
 		kb = pendingKey(kb, u)
 		if err := b.Delete(kb, nil); err != nil {
-			return fmt.Errorf("crawldb: %w", err)
+			return d.fail("commit", err)
 		}
 	}
 	if len(t.Keys) > 0 {
@@ -520,25 +521,25 @@ func (d *DB) apply(seq uint64, t *crawlkit.Txn) error {
 		for _, k := range order {
 			d.val = appendKeyRecord(d.val[:0], recs[k])
 			if err := b.Set(keyKey(kb, k), d.val, nil); err != nil {
-				return fmt.Errorf("crawldb: %w", err)
+				return d.fail("commit", err)
 			}
 		}
 	}
 	if t.Progress != nil {
 		if err := b.Set([]byte(metaProgress), t.Progress, nil); err != nil {
-			return fmt.Errorf("crawldb: %w", err)
+			return d.fail("commit", err)
 		}
 	}
 	if t.Rules != nil {
 		if err := b.Set([]byte(metaRules), t.Rules, nil); err != nil {
-			return fmt.Errorf("crawldb: %w", err)
+			return d.fail("commit", err)
 		}
 	}
 	if err := b.Set([]byte(metaSeq), binary.BigEndian.AppendUint64(nil, seq), nil); err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return d.fail("commit", err)
 	}
 	if err := b.Commit(pebble.NoSync); err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return d.fail("commit", err)
 	}
 	d.seq = seq
 	return nil
@@ -586,7 +587,7 @@ func (d *DB) sync() error {
 	old := d.log.n
 	if err := d.log.next(); err != nil {
 		d.mu.Unlock()
-		return fmt.Errorf("crawldb: commit log: %w", err)
+		return &Error{Op: "sync", Err: err}
 	}
 	d.dirty = false
 	d.stale = append(d.stale, old)
@@ -596,7 +597,7 @@ func (d *DB) sync() error {
 	// Every Txn of the old file was applied before the switch: this sync
 	// of Pebble's log makes them all durable.
 	if err := d.db.LogData(nil, pebble.Sync); err != nil {
-		return fmt.Errorf("crawldb: %w", err)
+		return d.fail("sync", err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -617,7 +618,7 @@ func (d *DB) QueueStore() (frontier.Store, error) {
 	defer d.closeMu.RUnlock()
 	dir := filepath.Join(d.dir, "queue")
 	if err := os.RemoveAll(dir); err != nil {
-		return nil, fmt.Errorf("crawldb: %w", err)
+		return nil, &Error{Op: "queue", Err: err}
 	}
 	s, err := diskq.Open(dir, &diskq.Options{MemTableSize: d.o.QueueMemTableSize, CacheSize: 4 << 20})
 	if err != nil {

@@ -137,14 +137,17 @@ func (l *commitLog) close() error {
 // record whose checksum fails.
 func replayLog(dir string, n uint64, last bool, apply func(payload []byte) error) error {
 	path := filepath.Join(dir, logName(n))
+	at := func(off int, err error) error {
+		return &Error{Op: "replay", Path: path, Subject: "at offset " + strconv.Itoa(off), Err: err}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return err
+		return &Error{Op: "replay", Err: err} // an *os.PathError: it names the file
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return err
+		return &Error{Op: "replay", Path: path, Err: err}
 	}
 	off := 0
 	for off < len(data) {
@@ -154,7 +157,7 @@ func replayLog(dir string, n uint64, last bool, apply func(payload []byte) error
 		}
 		size := binary.LittleEndian.Uint32(rest)
 		if size > maxRecord {
-			return fmt.Errorf("%w: %s at %d: record length %d", ErrCorrupt, path, off, size)
+			return at(off, fmt.Errorf("%w: record length %d", ErrCorrupt, size))
 		}
 		if uint64(len(rest)) < 8+uint64(size) {
 			break
@@ -166,19 +169,19 @@ func replayLog(dir string, n uint64, last bool, apply func(payload []byte) error
 				// anything after it would be a later write.
 				break
 			}
-			return fmt.Errorf("%w: %s at %d: checksum", ErrCorrupt, path, off)
+			return at(off, fmt.Errorf("%w: checksum mismatch", ErrCorrupt))
 		}
 		if err := apply(payload); err != nil {
-			return fmt.Errorf("%s at %d: %w", path, off, err)
+			return at(off, err)
 		}
 		off += 8 + int(size)
 	}
 	if off < len(data) {
 		if !last {
-			return fmt.Errorf("%w: %s: %d bytes of a record cut short before the last log file", ErrCorrupt, path, len(data)-off)
+			return at(off, fmt.Errorf("%w: %d bytes of a record cut short before the last log file", ErrCorrupt, len(data)-off))
 		}
 		if err := f.Truncate(int64(off)); err != nil {
-			return err
+			return &Error{Op: "replay", Err: err}
 		}
 	}
 	return nil

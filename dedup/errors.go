@@ -1,6 +1,9 @@
 package dedup
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 var (
 	// ErrClosed is returned by operations on a closed set.
@@ -18,10 +21,11 @@ type Error struct {
 
 // Error formats the error as "dedup: Op Subject: Err".
 func (e *Error) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "dedup: ")
 	if e.Subject == "" {
-		return "dedup: " + e.Op + ": " + e.Err.Error()
+		return "dedup: " + e.Op + ": " + msg
 	}
-	return "dedup: " + e.Op + " " + e.Subject + ": " + e.Err.Error()
+	return "dedup: " + e.Op + " " + e.Subject + ": " + msg
 }
 
 // Unwrap returns e.Err.

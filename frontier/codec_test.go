@@ -137,6 +137,27 @@ func TestRestoreIntoMercator(t *testing.T) {
 	}
 }
 
+// TestErrorMessages: a frontier error says "frontier: " once, however
+// its cause was built.
+func TestErrorMessages(t *testing.T) {
+	var u frontier.URL
+	decodeErr := u.UnmarshalBinary([]byte{0xff})
+	_, restoreErr := frontier.NewCheckpointReader(bytes.NewReader([]byte("garbage"))).Next()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{decodeErr, "frontier: decode: corrupt record"},
+		{restoreErr, "frontier: restore: corrupt record"},
+		{&frontier.Error{Op: "add", URL: "http://a.test/", Err: frontier.ErrClosed}, `frontier: add "http://a.test/": closed`},
+		{&frontier.Error{Op: "next", Err: errors.New("disk full")}, "frontier: next: disk full"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
+		}
+	}
+}
+
 func FuzzURLUnmarshal(f *testing.F) {
 	for _, u := range sampleURLs() {
 		b, _ := u.MarshalBinary()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -29,12 +30,14 @@ type Error struct {
 	Err error
 }
 
-// Error returns "frontier: op [url]: cause".
+// Error returns "frontier: op [url]: cause", with the package prefix
+// once: a cause that carries it too (ErrCorrupt does) loses its own.
 func (e *Error) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "frontier: ")
 	if e.URL == "" {
-		return "frontier: " + e.Op + ": " + e.Err.Error()
+		return "frontier: " + e.Op + ": " + msg
 	}
-	return fmt.Sprintf("frontier: %s %q: %v", e.Op, e.URL, e.Err)
+	return fmt.Sprintf("frontier: %s %q: %s", e.Op, e.URL, msg)
 }
 
 // Unwrap returns the underlying error.

@@ -567,3 +567,61 @@ func TestDirCorruptSegment(t *testing.T) {
 		})
 	}
 }
+
+// TestDirCorruptMessages damages each kind of file of a Dir and checks
+// what an operator reads: an error wrapping ErrCorrupt that names the
+// file and says "index: " once.
+func TestDirCorruptMessages(t *testing.T) {
+	docs, _ := collection(t)
+	path := t.TempDir()
+	d := openDir(t, path, index.DirOptions{BufferDocs: 50, MergeFactor: -1})
+	for _, doc := range docs[:120] {
+		d.Add(doc)
+	}
+	d.Close()
+	file := func(pattern string) string {
+		m, _ := filepath.Glob(filepath.Join(path, pattern))
+		if len(m) == 0 {
+			t.Fatalf("no %s in %s", pattern, path)
+		}
+		return filepath.Base(m[len(m)-1])
+	}
+	for _, tc := range []struct {
+		name, file string
+		at         int
+	}{
+		{"manifest header", "MANIFEST", 0},
+		{"manifest body", "MANIFEST", 12},
+		{"log header", file("*.log"), 1},
+		{"segment header", file("*.seg"), 0},
+		{"segment page", file("*.seg"), 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, path)
+			p := filepath.Join(dir, tc.file)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[tc.at] ^= 0x40
+			os.WriteFile(p, b, 0o644)
+			d, err := index.OpenDir(dir, &index.DirOptions{MergeFactor: -1})
+			if err == nil {
+				if err = d.Optimize(ctx); err == nil {
+					_, err = d.Stats(ctx, nil)
+				}
+				d.Close()
+			}
+			if !errors.Is(err, index.ErrCorrupt) {
+				t.Fatalf("%v, want ErrCorrupt", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, p) {
+				t.Errorf("%q does not name %s", msg, p)
+			}
+			if n := strings.Count(msg, "index: "); n != 1 {
+				t.Errorf("%q says \"index: \" %d times, want once", msg, n)
+			}
+		})
+	}
+}

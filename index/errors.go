@@ -1,6 +1,9 @@
 package index
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 var (
 	// ErrCorrupt reports input that is not a valid index: bad magic, bad
@@ -32,12 +35,14 @@ type Error struct {
 	Err     error
 }
 
+// Error returns "index: op [subject]: cause", with the package prefix
+// once: a cause that carries it too (ErrCorrupt does) loses its own.
 func (e *Error) Error() string {
 	s := "index: " + e.Op
 	if e.Subject != "" {
 		s += " " + e.Subject
 	}
-	return s + ": " + e.Err.Error()
+	return s + ": " + strings.TrimPrefix(e.Err.Error(), "index: ")
 }
 
 // Unwrap returns the cause.

@@ -1,6 +1,9 @@
 package robots
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 var (
 	// ErrClosed is returned by a Cache used after Close.
@@ -21,7 +24,9 @@ type Error struct {
 }
 
 // Error returns "robots: OP HOST: CAUSE".
-func (e *Error) Error() string { return "robots: " + e.Op + " " + e.Host + ": " + e.Err.Error() }
+func (e *Error) Error() string {
+	return "robots: " + e.Op + " " + e.Host + ": " + strings.TrimPrefix(e.Err.Error(), "robots: ")
+}
 
 // Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }

@@ -3,6 +3,7 @@ package shingle
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -28,10 +29,11 @@ type Error struct {
 
 // Error formats the error as "shingle: Op Subject: Err".
 func (e *Error) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "shingle: ")
 	if e.Subject == "" {
-		return "shingle: " + e.Op + ": " + e.Err.Error()
+		return "shingle: " + e.Op + ": " + msg
 	}
-	return "shingle: " + e.Op + " " + e.Subject + ": " + e.Err.Error()
+	return "shingle: " + e.Op + " " + e.Subject + ": " + msg
 }
 
 // Unwrap returns e.Err.

@@ -23,6 +23,7 @@ import (
 // written by a Java-compatible compressor); chains are followed
 // iteratively, so arbitrarily long chains never grow the goroutine stack.
 type BVGraph struct {
+	name     string // the .graph file Open read, for errors; "" after Load
 	props    Properties
 	flags    Flags    // resolved
 	words    []uint64 // data as big-endian words, for the bit readers
@@ -60,6 +61,7 @@ func Open(basename string) (*BVGraph, error) {
 	if err != nil {
 		return nil, &Error{Op: "open", Subject: basename, Err: err}
 	}
+	g.name = basename + ".graph"
 	return g, nil
 }
 
@@ -204,10 +206,10 @@ func (g *BVGraph) Outdegree(x int) (int, error) {
 	r := g.reader(x)
 	d := g.readCode(r, g.flags.Outdegrees)
 	if r.Err() != nil {
-		return 0, nodeErr("outdegree", x, fmt.Errorf("%w: %v", ErrFormat, r.Err()))
+		return 0, g.nodeErr("outdegree", x, fmt.Errorf("%w: %v", ErrFormat, r.Err()))
 	}
 	if d > uint64(g.props.Nodes) {
-		return 0, nodeErr("outdegree", x, formatErr("outdegree %d exceeds node count", d))
+		return 0, g.nodeErr("outdegree", x, formatErr("outdegree %d exceeds node count", d))
 	}
 	return int(d), nil
 }
@@ -534,7 +536,7 @@ func (g *BVGraph) Successors(x int, buf []int) ([]int, error) {
 	out, err := g.successors(x, buf, st)
 	g.pool.Put(st)
 	if err != nil {
-		return out[:0], nodeErr("successors", x, err)
+		return out[:0], g.nodeErr("successors", x, err)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package webgraph
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -29,10 +30,11 @@ type Error struct {
 
 // Error formats the operation, the subject and the cause.
 func (e *Error) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "webgraph: ")
 	if e.Subject == "" {
-		return "webgraph: " + e.Op + ": " + e.Err.Error()
+		return "webgraph: " + e.Op + ": " + msg
 	}
-	return "webgraph: " + e.Op + " " + e.Subject + ": " + e.Err.Error()
+	return "webgraph: " + e.Op + " " + e.Subject + ": " + msg
 }
 
 // Unwrap returns the cause.
@@ -40,6 +42,15 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func nodeErr(op string, x int, err error) error {
 	return &Error{Op: op, Subject: fmt.Sprintf("node %d", x), Err: err}
+}
+
+// nodeErr is the package's nodeErr naming the graph's file, if it has
+// one: a damaged record found long after Open still says where it is.
+func (g *BVGraph) nodeErr(op string, x int, err error) error {
+	if g.name == "" {
+		return nodeErr(op, x, err)
+	}
+	return &Error{Op: op, Subject: fmt.Sprintf("%s node %d", g.name, x), Err: err}
 }
 
 func formatErr(format string, args ...any) error {

@@ -157,21 +157,21 @@ func (it *NodeIterator) Next() bool {
 		out, it.pos, err = g.restFast(it.pos, x, 0, 0, nil, it.ring, slot, &it.s, it.ring[slot])
 		it.ring[slot] = out
 		if err != nil {
-			it.err = nodeErr("scan", x, err)
+			it.err = g.nodeErr("scan", x, err)
 			it.release()
 			return false
 		}
 	} else {
 		h, err := g.readHeader(&it.r, x)
 		if err != nil {
-			it.err = nodeErr("scan", x, err)
+			it.err = g.nodeErr("scan", x, err)
 			it.release()
 			return false
 		}
 		out, err = g.decodeRest(&it.r, h, it.refList(slot, h.ref), &it.s, it.ring[slot])
 		it.ring[slot] = out
 		if err != nil {
-			it.err = nodeErr("scan", x, err)
+			it.err = g.nodeErr("scan", x, err)
 			it.release()
 			return false
 		}

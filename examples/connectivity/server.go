@@ -50,10 +50,19 @@ type apiError struct {
 //	GET /out?url=U | /out?id=N   out-links, paginated with limit and offset
 //	GET /in?url=U  | /in?id=N    in-links
 //	GET /stats                    node and arc counts (bits per link when compressed)
+//	GET /                         an HTML index page with a query form
+//	GET /view?url=U | /view?id=N  an HTML page of U's out- and in-links
 //
-// Malformed parameters get 400, unknown URLs and ids 404.
+// Malformed parameters get 400, unknown URLs and ids 404; any other path
+// 404 with JSON.
 func newHandler(s webgraph.GraphStore) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { serveIndex(w, s) })
+	mux.HandleFunc("GET /view", func(w http.ResponseWriter, r *http.Request) { serveView(w, r, s) })
+	// GET, not any method: a POST to /out still gets 405 from the mux.
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, "no endpoint "+strconv.Quote(r.URL.Path)+": see / for the index page and the API")
+	})
 	mux.HandleFunc("GET /out", func(w http.ResponseWriter, r *http.Request) {
 		serveNeighbours(w, r, s, s.Out)
 	})
@@ -123,10 +132,13 @@ func serveNeighbours(w http.ResponseWriter, r *http.Request, s webgraph.GraphSto
 			return
 		}
 		var err error
-		if id, err = s.ID(u); err != nil {
-			if errors.Is(err, webgraph.ErrUnknownURL) {
-				fail(w, http.StatusNotFound, "unknown URL")
-			} else {
+		if id, err = lookup(s, u); err != nil {
+			switch {
+			case errors.Is(err, webgraph.ErrUnknownURL):
+				fail(w, http.StatusNotFound, "unknown URL "+strconv.Quote(u))
+			case errors.Is(err, errNotURL):
+				fail(w, http.StatusBadRequest, err.Error())
+			default:
 				fail(w, http.StatusInternalServerError, err.Error())
 			}
 			return

@@ -43,7 +43,7 @@ func stores(t *testing.T) map[string]webgraph.GraphStore {
 		t.Fatal(err)
 	}
 	base := filepath.Join(dir, "web")
-	if err := buildFromTSV(path, base, dir); err != nil {
+	if err := buildFromTSV(path, base, dir, checkURL); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := webgraph.OpenStore(base)

@@ -12,7 +12,10 @@
 // The output directory receives WARC files (warc/), the link log
 // (links.tsv), page records (pages.jsonl), the index (index/), the crawl's
 // state (state/), its settings (settings.json) and, at the end, the
-// compressed web graph (graph/). Every page is committed to the state
+// compressed web graph (graph/); the summary then prints the commands to
+// run next on them (the connectivity server on graph/web.graph, the
+// resume). Without -out only the web graph is kept, in a new temporary
+// directory the summary names. Every page is committed to the state
 // together with its records in those files, so a crawl stopped or killed
 // at any instant continues with
 //
@@ -203,7 +206,7 @@ func defaults() options {
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := defaults()
-	if err := flagSet(&o, stderr).Parse(args); err != nil {
+	if err := parse(flagSet(&o, stderr), args, stderr); err != nil {
 		return nil, err
 	}
 	if o.resume && o.out != "" {
@@ -241,7 +244,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"-trap-domain-hosts takes a positive number, or -1 for no such rule"}
 	case o.TrapAlike < -1 || o.TrapAlike == 0:
 		return nil, usageError{"-trap-alike takes a positive number, or -1 to never cut a host"}
-	case o.Demo && (o.DemoHosts < 1 || o.DemoPages < 1):
+	case o.DemoHosts < 1 || o.DemoPages < 1:
 		return nil, usageError{"-demo-hosts and -demo-pages must be at least 1"}
 	case !validAgent(o.Agent):
 		return nil, usageError{fmt.Sprintf("-agent %q is not a robots.txt product token: use letters, '-' and '_' (RFC 9309 §2.2.1)", o.Agent)}
@@ -257,7 +260,36 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return nil, usageError{fmt.Sprintf("-dns %q: want IP:PORT, e.g. 127.0.0.1:5353", o.DNSServer)}
 		}
 	}
+	if strings.ContainsFunc(o.UserAgent, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return nil, usageError{fmt.Sprintf("-user-agent %q: a header value cannot hold control characters", o.UserAgent)}
+	}
+	for _, sfx := range strings.Split(o.Suffixes, ",") {
+		if sfx = strings.TrimSpace(sfx); strings.HasPrefix(sfx, ".") || strings.HasSuffix(sfx, ".") || strings.ContainsAny(sfx, ":/ ") {
+			return nil, usageError{fmt.Sprintf("-private-suffixes: %q is not a domain name like blogspot.com", sfx)}
+		}
+	}
+	if o.Nodes != "" && slices.Contains(strings.Split(o.Nodes, ","), "") {
+		return nil, usageError{fmt.Sprintf("-nodes %q has an empty name", o.Nodes)}
+	}
 	return &o, nil
+}
+
+// parse parses args into fs. A flag error comes back as one usageError
+// line; only -h prints the usage, to stderr.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	usage := fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stderr)
+		usage()
+		return err
+	}
+	if err != nil {
+		return usageError{err.Error() + " (-h lists the flags)"}
+	}
+	return nil
 }
 
 // validAgent reports whether a is a robots.txt product token.
@@ -296,6 +328,13 @@ func seedList(o *options) ([]string, error) {
 			return nil, usageError{fmt.Sprintf("seed %q is not an absolute http(s) URL", s)}
 		}
 	}
+	if len(raw) == 0 && !o.Demo && !o.resume {
+		where := fmt.Sprintf("-seeds %q", o.Seeds)
+		if o.SeedsFile != "" {
+			where = "-seeds-file " + o.SeedsFile
+		}
+		return nil, usageError{where + " holds no URL: give at least one http(s) seed"}
+	}
 	return raw, nil
 }
 
@@ -305,10 +344,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(stderr, "crawler:", err)
-		}
+		fmt.Fprintln(stderr, "crawler:", err)
 		return 2
 	}
 	if err := crawl(ctx, o, stdout, stderr); err != nil {
@@ -388,8 +424,9 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if o.Duration == 0 {
 			cfg.MaxDuration = 50 * time.Second
 		}
-		fmt.Fprintf(stdout, "demo: simulated web of %d hosts and %d pages on %s, DNS on %s\n",
-			len(demo.web.Hosts()), len(demo.web.Pages()), demo.web.Addr(), demo.dns.Addr())
+		ordinary := len(demo.web.OrdinaryHosts())
+		fmt.Fprintf(stdout, "demo: simulated web of %d hosts (+%d special: traps, mirrors, redirects, statuses, encodings) and %d pages on %s, DNS on %s\n",
+			ordinary, len(demo.web.Hosts())-ordinary, len(demo.web.Pages()), demo.web.Addr(), demo.dns.Addr())
 		o.DNSServer = demo.dns.Addr()
 		o.DemoWeb = demo.web.Addr()
 	}
@@ -409,6 +446,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 
 	var searcher index.Searcher
 	var graphDir string
+	keptGraph := false // without -out: the graph was built, keep it
 	titles := &titleSink{}
 	if out != nil {
 		if err := out.configure(&cfg); err != nil {
@@ -416,12 +454,21 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 		searcher, graphDir = out.index, out.dir
 	} else {
-		// Without -out the link graph and the index are still built, in
-		// a temporary directory, for the summary.
-		if graphDir, err = os.MkdirTemp("", "crawlkit-"); err != nil {
+		// Without -out the link graph and the index are still built, for
+		// the summary. The graph, a few bits a link, is kept in a
+		// directory of its own that the summary names, for the next
+		// command to open; the link log it is built from and the index,
+		// in memory, go.
+		if graphDir, err = os.MkdirTemp("", "crawlkit-graph-"); err != nil {
 			return err
 		}
-		defer os.RemoveAll(graphDir)
+		defer func() {
+			if keptGraph {
+				os.Remove(filepath.Join(graphDir, "links.tsv"))
+			} else {
+				os.RemoveAll(graphDir)
+			}
+		}()
 		lf, err := os.Create(filepath.Join(graphDir, "links.tsv"))
 		if err != nil {
 			return err
@@ -504,7 +551,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		// A stop asked for by a signal: the pages in flight were
 		// committed; the graph is built when the crawl ends.
 		if out != nil {
-			fmt.Fprintf(stdout, "\nstopped; every page so far is saved. Continue with:\n  crawler -out %s -resume\n", o.out)
+			fmt.Fprintf(stdout, "\nstopped; every page so far is saved. Continue with:\n  %s -out %s -resume\n", commandName("crawler"), o.out)
 		} else {
 			fmt.Fprintln(stdout, "\nstopped (without -out, nothing was kept to resume from)")
 		}
@@ -540,15 +587,19 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := summarizeGraph(stdout, graphBase); err != nil {
 		return err
 	}
+	keptGraph = out == nil
 	fmt.Fprint(stdout, found)
 	if demo != nil && !o.resume {
 		// The simulated web's request log holds this run's requests
 		// only: the check means something for a demo crawled in one.
 		demo.check(stdout, o.Agent)
 	}
+	pending := 0
 	if out != nil && stats.Frontier.Pending() > 0 {
-		fmt.Fprintf(stdout, "\n%d URLs are still pending (%s); continue with:\n  crawler -out %s -resume\n", stats.Frontier.Pending(), c.StopReason(), o.out)
+		pending = stats.Frontier.Pending()
+		fmt.Fprintf(stdout, "\n%d URLs are still pending (%s).\n", pending, c.StopReason())
 	}
+	nextCommands(stdout, o, graphBase, pending > 0)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,10 +15,16 @@ import (
 	"github.com/crawlkit/crawlkit/dns/dnstest"
 )
 
+// TestBadFlags runs the command on each rejected command line: exit
+// status 2, and one line on stderr that names the problem.
 func TestBadFlags(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	os.WriteFile(file, nil, 0o644)
+	comments := filepath.Join(dir, "comments")
+	os.WriteFile(comments, []byte("# no seeds here\n\n"), 0o644)
+	seed := []string{"-seeds", "http://x/"}
+	with := func(args ...string) []string { return append(append([]string(nil), seed...), args...) }
 	tests := []struct {
 		args []string
 		want string
@@ -25,27 +32,67 @@ func TestBadFlags(t *testing.T) {
 		{nil, "nothing to crawl"},
 		{[]string{"-seeds", "ftp://x/"}, "not an absolute http(s) URL"},
 		{[]string{"-seeds", "example.com"}, "not an absolute http(s) URL"},
+		{[]string{"-seeds", "garbage"}, `seed "garbage" is not an absolute http(s) URL`},
+		{[]string{"-seeds", ","}, `-seeds "," holds no URL`},
+		{[]string{"-seeds", " , "}, "holds no URL"},
+		{[]string{"-seeds-file", file}, "-seeds-file " + file + " holds no URL"},
+		{[]string{"-seeds-file", comments}, "holds no URL"},
 		{[]string{"-demo", "-seeds", "http://x/"}, "drop -seeds"},
 		{[]string{"-resume"}, "-resume needs the -out"},
-		{[]string{"-seeds", "http://x/", "-workers", "0"}, "-workers"},
-		{[]string{"-seeds", "http://x/", "-dns", "localhost"}, "want IP:PORT"},
-		{[]string{"-seeds", "http://x/", "-max-pages", "-1"}, "negative"},
-		{[]string{"-seeds", "http://x/", "extra"}, "unexpected argument"},
+		{with("-workers", "0"), "-workers"},
+		{with("-workers", "-3"), "-workers"},
+		{with("-dns", "localhost"), "want IP:PORT"},
+		{with("-max-pages", "-1"), "negative"},
+		{with("-max-depth", "-1"), "negative"},
+		{with("-duration", "-1s"), "negative"},
+		{with("-min-delay", "-1ms"), "negative"},
+		{with("-max-delay", "-1ms"), "negative"},
+		{with("-delay-factor", "-0.5"), "negative"},
+		{with("-dead-after", "-1s"), "negative"},
+		{with("-duration", "soon"), `invalid value "soon" for flag -duration`},
+		{with("-max-per-host", "-2"), "-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1"},
+		{with("-max-per-host", "0"), "-max-per-host"},
+		{with("-max-per-domain", "-5"), "-max-per-domain"},
+		{with("-max-hosts-per-domain", "0"), "-max-hosts-per-domain"},
+		{with("-trap-alike", "-2"), "-trap-alike takes a positive number"},
+		{with("-trap-domain-hosts", "0"), "-trap-domain-hosts takes a positive number"},
+		{with("-agent", "bad agent"), `-agent "bad agent" is not a robots.txt product token`},
+		{with("-agent", "crawlkit/1.0"), "is not a robots.txt product token"},
+		{with("-agent", ""), "is not a robots.txt product token"},
+		{with("-user-agent", "a\nX-Evil: 1"), "control characters"},
+		{with("-private-suffixes", ".blogspot.com"), "-private-suffixes"},
+		{with("-private-suffixes", "http://x/"), "-private-suffixes"},
+		{[]string{"-demo", "-demo-hosts", "0"}, "-demo-hosts and -demo-pages must be at least 1"},
+		{[]string{"-demo", "-demo-pages", "-1"}, "-demo-hosts and -demo-pages"},
+		{with("-nats", "nats://127.0.0.1:4222"), "needs -node NAME and -nodes"},
+		{with("-node", "a", "-nodes", "a,b"), "need -nats URL or -nats-embed"},
+		{with("-nats-embed", "127.0.0.1:0", "-node", "c", "-nodes", "a,b"), `-node "c" is not in -nodes`},
+		{with("-nats-embed", "127.0.0.1:0", "-node", "a", "-nodes", "a,,b"), "has an empty name"},
+		{with("extra"), "unexpected argument"},
 		{[]string{"-seeds-file", filepath.Join(dir, "missing")}, "-seeds-file"},
-		{[]string{"-seeds", "http://x/", "-out", filepath.Join(file, "sub")}, "-out"},
+		{with("-out", filepath.Join(file, "sub")), "-out"},
 		{[]string{"-out", dir, "-resume"}, "holds no crawl"},
-		{[]string{"-nosuch"}, ""},
+		{[]string{"-nosuch"}, "flag provided but not defined: -nosuch (-h lists the flags)"},
+		{[]string{"-workers", "many"}, `invalid value "many" for flag -workers`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tt.args, &stdout, &stderr)
-		if code == 0 {
-			t.Errorf("run(%q) exited 0", tt.args)
-			continue
+		msg := stderr.String()
+		if code != 2 || !strings.HasPrefix(msg, "crawler: ") || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("run(%q): exit %d, stderr %q; want 2 and one line with %q", tt.args, code, msg, tt.want)
 		}
-		if !strings.Contains(stderr.String(), tt.want) {
-			t.Errorf("run(%q): stderr %q lacks %q", tt.args, stderr.String(), tt.want)
+		if stdout.Len() > 0 {
+			t.Errorf("run(%q) printed %q before failing", tt.args, stdout.String())
 		}
+	}
+	// -1 is the documented "no limit" of the budgets, and -h is no error.
+	if _, err := parseFlags(with("-max-per-host", "-1", "-max-per-domain", "-1", "-max-hosts-per-domain", "-1", "-trap-alike", "-1", "-trap-domain-hosts", "-1"), io.Discard); err != nil {
+		t.Errorf("the budgets' -1: %v", err)
+	}
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, io.Discard, &stderr); code != 0 || !strings.Contains(stderr.String(), "-max-per-host") {
+		t.Errorf("-h: exit %d, %q", code, stderr.String())
 	}
 }
 
@@ -80,6 +127,12 @@ func TestDemo(t *testing.T) {
 	} else if _, err := fmt.Sscanf(report[i:], "ground truth: %d of the %d pages", &found, &expected); err != nil || found != expected || expected == 0 {
 		t.Errorf("found %d of %d reachable pages (%v)", found, expected, err)
 	}
+	// The summary names the next command with the graph's path as it
+	// printed it: examples/connectivity takes that path as it is.
+	graph := filepath.Join(out, "graph", "web.graph")
+	if !strings.Contains(report, "-store "+graph+" ") || !strings.Contains(report, "(Boldi–Vigna, "+graph+")") {
+		t.Errorf("report lacks the connectivity command for %s:\n%s", graph, report)
+	}
 	for _, f := range []string{"links.tsv", "pages.jsonl", "settings.json", "index/MANIFEST", "graph/web.graph", "graph/web-t.graph"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("output %s missing or empty (%v)", f, err)
@@ -105,4 +158,44 @@ func boundCommand(t *testing.T, d time.Duration, bin string, args ...string) *ex
 		return cmd.Process.Kill()
 	}
 	return cmd
+}
+
+// TestNoOutKeepsGraph: without -out the summary's connectivity command
+// names a graph that is still there after the command ends, and says
+// that only the graph was kept.
+func TestNoOutKeepsGraph(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-demo", "-demo-hosts", "6", "-demo-pages", "4", "-workers", "8", "-delay-factor", "1", "-quiet"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	report := stdout.String()
+	graph := storeArg(t, report)
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(filepath.Dir(graph))) })
+	if !strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(graph))), "crawlkit-graph-") {
+		t.Fatalf("graph %s not in a directory of its own", graph)
+	}
+	for _, f := range []string{graph, strings.TrimSuffix(graph, ".graph") + ".urls", strings.TrimSuffix(graph, ".graph") + "-t.graph"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("the printed graph is gone: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(graph)), "links.tsv")); err == nil {
+		t.Errorf("the link log was kept too")
+	}
+	if !strings.Contains(report, "only the graph is kept, in "+filepath.Dir(graph)) {
+		t.Errorf("the report does not say what was kept:\n%s", report)
+	}
+}
+
+// storeArg returns the path after "-store " in the summary's next
+// commands.
+func storeArg(t *testing.T, report string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(report, " -store ")
+	if !ok {
+		t.Fatalf("no connectivity command in the report:\n%s", report)
+	}
+	path, _, _ := strings.Cut(rest, " ")
+	return path
 }

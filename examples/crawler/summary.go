@@ -51,6 +51,34 @@ func startDemo(o *options) (*demoWeb, error) {
 	return &demoWeb{web: web, dns: srv}, nil
 }
 
+// commandName is how to run the bundled command name: "go run
+// ./examples/name" when this process was started by go run (its binary
+// lives in Go's build cache), else the bare name, as installed commands
+// are run.
+func commandName(name string) string {
+	if strings.Contains(filepath.ToSlash(os.Args[0]), "/go-build") {
+		return "go run ./examples/" + name
+	}
+	return name
+}
+
+// nextCommands prints what to run next on the crawl's outputs: the
+// connectivity server on the graph (with the path as printed above),
+// the resume when URLs are pending, and where the outputs are.
+func nextCommands(w io.Writer, o *options, graphBase string, pending bool) {
+	fmt.Fprintln(w, "\nnext:")
+	fmt.Fprintf(w, "  browse the link graph:  %s -store %s.graph   (then open http://127.0.0.1:8090/)\n", commandName("connectivity"), graphBase)
+	if o.out == "" {
+		fmt.Fprintf(w, "  keep everything:        add -out DIR (WARC files, page records, index, state to resume);\n"+
+			"                          without it only the graph is kept, in %s\n", filepath.Dir(graphBase))
+		return
+	}
+	if pending {
+		fmt.Fprintf(w, "  continue the crawl:     %s -out %s -resume\n", commandName("crawler"), o.out)
+	}
+	fmt.Fprintf(w, "  outputs:                %s (warc/, pages.jsonl, links.tsv, index/, graph/, state/)\n", o.out)
+}
+
 // demoMaxPages is the page count of the largest demo host.
 func demoMaxPages(o *options) int { return 5 * o.DemoPages }
 

@@ -16,10 +16,10 @@
 //
 //	focus := NewFocus("river lake boat")
 //	cfg := crawlkit.Config{
-//		Seeds:       seeds,
-//		Prioritizer: focus,
-//		Parser:      focus.Parser(&fetch.Registry{}),
-//		Filters:     append(frontier.DefaultFilters(), Scope{Domains: []string{"example.com"}}),
+//		Seeds:        seeds,
+//		Prioritizer:  focus,
+//		Parser:       focus.Parser(&fetch.Registry{}),
+//		ExtraFilters: []frontier.URLFilter{Scope{Domains: []string{"example.com"}}}, // after the default trap guards
 //	}
 //
 // The command itself passes a frontier.Mercator of its own (Config.Frontier)
@@ -39,6 +39,17 @@
 // seeds' registrable domains, the domains:
 //
 //	go run ./examples/focused -seeds https://example.com/ -query "web crawler" -max-pages 200
+//
+// -dns names the nameserver to ask, as the crawler's does; with it the
+// command crawls the simulated web that examples/simweb serves in another
+// process (its DNS server answers for every simulated host; the web is on
+// loopback, hence -allow-private):
+//
+//	go run ./examples/simweb &
+//	go run ./examples/focused -seeds http://h000.sim.test:8080/ -dns 127.0.0.1:5353 -allow-private -query "river boat"
+//
+// Exit status: 0 when the crawls ran, 1 when they failed or fetched
+// nothing (the message says what to check), 2 for bad flags.
 //
 // README.md has the figures.
 package main

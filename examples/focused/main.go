@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"regexp"
@@ -47,12 +48,17 @@ type options struct {
 	compare      bool
 	anchorWeight float64
 	allowPrivate bool
+	dns          string
 }
+
+// usageError is a problem with the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("focused", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.BoolVar(&o.demo, "demo", false, "crawl a simulated web on 127.0.0.1 (no network) and compare with breadth first")
 	fs.IntVar(&o.demoHosts, "demo-hosts", 200, "with -demo: number of simulated hosts")
 	fs.IntVar(&o.demoPages, "demo-pages", 20, "with -demo: mean pages per simulated host")
@@ -65,21 +71,70 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.workers, "workers", 8, "number of fetching goroutines")
 	fs.Float64Var(&o.anchorWeight, "anchor-weight", 0.7, "weight of the anchor text against the linking page's relevance, 0..1")
 	fs.BoolVar(&o.compare, "compare", true, "also crawl breadth first with the same budget and compare")
-	fs.BoolVar(&o.allowPrivate, "allow-private", false, "permit loopback and private addresses")
+	fs.BoolVar(&o.allowPrivate, "allow-private", false, "permit loopback and private addresses (refused by default)")
+	fs.StringVar(&o.dns, "dns", "", "use this nameserver (IP:PORT) instead of /etc/resolv.conf's, e.g. simweb's 127.0.0.1:5353")
+	// A flag error is one line (below); only -h prints the usage.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintf(stderr, "usage: focused -demo [flags] | -seeds URL[,URL...] [flags]\n\nflags:\n")
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, usageError{err.Error() + " (-h lists the flags)"}
+	}
+	bad := func(format string, args ...any) (*options, error) {
+		return nil, usageError{fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case fs.NArg() > 0:
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case o.demo == (o.seeds != ""):
-		return nil, errors.New("give either -demo or -seeds")
+		return bad("unexpected argument %q: seeds go in -seeds", fs.Arg(0))
+	case o.demo && o.seeds != "":
+		return bad("-demo crawls its own simulated web: drop -seeds")
+	case !o.demo && o.seeds == "":
+		return bad("nothing to crawl: give -seeds or -demo")
+	case o.demo && o.dns != "":
+		return bad("-demo resolves its simulated web itself: drop -dns")
 	case o.anchorWeight < 0 || o.anchorWeight > 1:
-		return nil, errors.New("-anchor-weight must be within 0..1")
+		return bad("-anchor-weight %g must be within 0..1", o.anchorWeight)
 	case o.budget < 1 || o.workers < 1:
-		return nil, errors.New("-max-pages and -workers must be at least 1")
+		return bad("-max-pages and -workers must be at least 1")
+	case o.demoHosts < 1 || o.demoPages < 1:
+		return bad("-demo-hosts and -demo-pages must be at least 1")
 	case len(terms(o.query)) == 0:
-		return nil, errors.New("-query has no words")
+		return bad("-query %q has no words", o.query)
+	}
+	if o.dns != "" {
+		if _, err := netip.ParseAddrPort(o.dns); err != nil {
+			return bad("-dns %q: want IP:PORT, e.g. 127.0.0.1:5353", o.dns)
+		}
+	}
+	if !o.demo {
+		n := 0
+		for _, s := range strings.Split(o.seeds, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			n++
+			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return bad("seed %q is not an absolute http(s) URL", s)
+			}
+		}
+		if n == 0 {
+			return bad("-seeds %q holds no URL: give at least one http(s) seed", o.seeds)
+		}
+	}
+	for _, d := range strings.Split(o.domains, ",") {
+		if d = strings.TrimSpace(d); o.domains != "" && (d == "" || strings.ContainsAny(d, ":/ ") || strings.HasPrefix(d, ".") || strings.HasSuffix(d, ".")) {
+			return bad("-domains: %q is not a domain name like example.com", d)
+		}
+	}
+	if o.skip != "" {
+		if _, err := regexp.Compile(o.skip); err != nil {
+			return bad("-skip: %v", err)
+		}
 	}
 	return o, nil
 }
@@ -89,12 +144,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err == nil {
-		err = focused(ctx, o, stdout)
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, "focused:", err)
 		return 2
+	}
+	if err := focused(ctx, o, stdout); err != nil {
+		fmt.Fprintln(stderr, "focused:", err)
+		return 1
 	}
 	return 0
 }
@@ -110,6 +166,7 @@ const (
 type result struct {
 	Fetched int // pages fetched and handed to the sinks, up to the budget
 	OnTopic int // of those, pages on the topic
+	Stats   crawlkit.Stats
 }
 
 // setup is everything two compared crawls share.
@@ -117,8 +174,8 @@ type setup struct {
 	seeds     []string
 	resolver  dns.Resolver
 	allowPriv bool
-	suffixes  []string // Config.PrivateSuffixes
-	filters   frontier.URLFilter
+	suffixes  []string           // Config.PrivateSuffixes
+	scope     frontier.URLFilter // Config.ExtraFilters: after the default guards
 	budget    int
 	workers   int
 	// onTopic decides from a fetched page's URL and title whether it is
@@ -145,7 +202,7 @@ func crawlBudget(ctx context.Context, s setup, p *Focus) (result, error) {
 		Resolver:        s.resolver,
 		AllowPrivate:    s.allowPriv,
 		PrivateSuffixes: s.suffixes,
-		Filters:         s.filters,
+		ExtraFilters:    []frontier.URLFilter{s.scope},
 		Workers:         s.workers,
 		MaxDuration:     2 * time.Minute,
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -192,11 +249,13 @@ func crawlBudget(ctx context.Context, s setup, p *Focus) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	if _, err := c.Run(ctx); err != nil {
+	stats, err := c.Run(ctx)
+	if err != nil {
 		return result{}, err
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	res.Stats = stats
 	return res, nil
 }
 
@@ -243,12 +302,26 @@ func focused(ctx context.Context, o *options, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "simulated web: %d hosts, %d pages, %d on the topic (%.1f%%)\n", len(web.Hosts()), total, on, 100*float64(on)/float64(total))
 	} else {
-		s.seeds = strings.Split(o.seeds, ",")
+		for _, seed := range strings.Split(o.seeds, ",") {
+			if seed = strings.TrimSpace(seed); seed != "" {
+				s.seeds = append(s.seeds, seed)
+			}
+		}
 		if len(scope.Domains) == 0 {
 			scope.Domains = seedDomains(s.seeds)
 		}
+		if o.dns != "" {
+			// As the crawler's -dns: the crawl's own resolver asks this
+			// nameserver (simweb's, say) instead of the system's.
+			r, err := dns.New(&dns.Options{Nameservers: []string{o.dns}, Timeout: 500 * time.Millisecond, Attempts: 3})
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			s.resolver = r
+		}
 	}
-	s.filters = append(frontier.DefaultFilters(), scope)
+	s.scope = scope
 
 	fmt.Fprintf(stdout, "query %q, budget %d pages\n", o.query, o.budget)
 	focus := NewFocus(o.query)
@@ -256,6 +329,10 @@ func focused(ctx context.Context, o *options, stdout io.Writer) error {
 	foc, err := crawlBudget(ctx, s, focus)
 	if err != nil {
 		return err
+	}
+	if foc.Fetched == 0 && ctx.Err() == nil {
+		return fmt.Errorf("no page could be fetched (%d fetch errors, %d robots denials, %d filtered): check the seeds, -dns and -allow-private",
+			foc.Stats.Outcomes[crawlkit.FetchError], foc.Stats.Outcomes[crawlkit.RobotsDenied], foc.Stats.Outcomes[crawlkit.Filtered])
 	}
 	report(stdout, "focused", foc)
 	if o.compare {

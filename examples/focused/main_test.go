@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlkit/crawlkit/dns/dnstest"
 	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/frontier"
@@ -125,8 +127,8 @@ func TestFocusedBeatsBreadthFirst(t *testing.T) {
 	q := terms(defaultQuery)
 	s := setup{
 		seeds: web.Seeds(), resolver: loopback(web.Domain()), allowPriv: true, suffixes: []string{web.Domain()},
-		filters: append(frontier.DefaultFilters(), Scope{Domains: []string{"sim.test"}, Skip: regexp.MustCompile(`/search\?`)}),
-		budget:  250, workers: 8,
+		scope:  Scope{Domains: []string{"sim.test"}, Skip: regexp.MustCompile(`/search\?`)},
+		budget: 250, workers: 8,
 		onTopic: func(u, _ string) bool { return titleHasTopic(q, web.Title(u)) },
 	}
 	// Workers race, so one crawl's order, and its count, vary from run
@@ -170,21 +172,77 @@ func TestRunDemo(t *testing.T) {
 	}
 }
 
+// TestRunFlags runs the command on each rejected command line: exit
+// status 2 and one line naming the problem.
 func TestRunFlags(t *testing.T) {
-	tests := [][]string{
-		{},
-		{"-demo", "-seeds", "http://a.test/"},
-		{"-demo", "-max-pages", "0"},
-		{"-demo", "-query", "the of"},
-		{"-demo", "-skip", "("},
-		{"-demo", "-anchor-weight", "2"},
-		{"-demo", "extra"},
-	}
-	for _, args := range tests {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "nothing to crawl: give -seeds or -demo"},
+		{[]string{"-demo", "-seeds", "http://a.test/"}, "drop -seeds"},
+		{[]string{"-demo", "-dns", "127.0.0.1:5353"}, "drop -dns"},
+		{[]string{"-seeds", ","}, `-seeds "," holds no URL`},
+		{[]string{"-seeds", "garbage"}, `seed "garbage" is not an absolute http(s) URL`},
+		{[]string{"-seeds", "http://a.test/", "-dns", "localhost"}, `-dns "localhost": want IP:PORT`},
+		{[]string{"-seeds", "http://a.test/", "-domains", "a.test,"}, `-domains: "" is not a domain name`},
+		{[]string{"-seeds", "http://a.test/", "-domains", "http://a.test/"}, "is not a domain name"},
+		{[]string{"-demo", "-max-pages", "0"}, "-max-pages and -workers must be at least 1"},
+		{[]string{"-demo", "-max-pages", "-5"}, "-max-pages and -workers"},
+		{[]string{"-demo", "-workers", "0"}, "-max-pages and -workers"},
+		{[]string{"-demo", "-demo-hosts", "0"}, "-demo-hosts and -demo-pages must be at least 1"},
+		{[]string{"-demo", "-demo-pages", "-1"}, "-demo-hosts and -demo-pages"},
+		{[]string{"-demo", "-query", "the of"}, `-query "the of" has no words`},
+		{[]string{"-demo", "-skip", "("}, "-skip: error parsing regexp"},
+		{[]string{"-demo", "-anchor-weight", "2"}, "-anchor-weight 2 must be within 0..1"},
+		{[]string{"-demo", "-anchor-weight", "-0.1"}, "-anchor-weight"},
+		{[]string{"-demo", "extra"}, `unexpected argument "extra"`},
+		{[]string{"-nosuch"}, "flag provided but not defined: -nosuch (-h lists the flags)"},
+		{[]string{"-demo", "-max-pages", "many"}, `invalid value "many" for flag -max-pages`},
+	} {
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, &out, &errb); code != 2 || errb.Len() == 0 {
-			t.Errorf("%q: exit %d, stderr %q", args, code, errb.String())
+		code := run(context.Background(), tc.args, &out, &errb)
+		msg := errb.String()
+		if code != 2 || !strings.HasPrefix(msg, "focused: ") || !strings.Contains(msg, tc.want) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, msg, tc.want)
 		}
+	}
+}
+
+// TestRunDNS crawls a simulated web on loopback as an operator crawls
+// simweb: seeds, the web's DNS server with -dns, -allow-private.
+func TestRunDNS(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 20, MeanPages: 8, ChangePeriods: []time.Duration{0},
+		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
+	defer web.Close()
+	srv := dnstest.Start(t, dnstest.Config{})
+	srv.AddWildcard(web.Domain(), 300, netip.MustParseAddr("127.0.0.1"))
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"-seeds", web.Seeds()[0], "-dns", srv.Addr(), "-allow-private",
+		"-max-pages", "30", "-compare=false", "-query", "river boat"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "on-topic of   30 pages") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if v := web.RobotsViolations("crawlkit"); len(v) > 0 {
+		t.Errorf("%d requests robots.txt forbade", len(v))
+	}
+}
+
+// TestRunNothingFetched: a crawl that fetches nothing (here: the names do
+// not resolve) fails with exit status 1 and says what to check, instead of
+// reporting "0 on-topic of 0 pages".
+func TestRunNothingFetched(t *testing.T) {
+	srv := dnstest.Start(t, dnstest.Config{}) // knows no names
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"-seeds", "http://h000.sim.test/", "-dns", srv.Addr(), "-allow-private", "-max-pages", "5"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "no page could be fetched (1 fetch errors") || !strings.Contains(errb.String(), "-dns") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+	if strings.Contains(out.String(), "on-topic of") {
+		t.Errorf("reported a result:\n%s", out.String())
 	}
 }
 

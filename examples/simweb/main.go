@@ -40,12 +40,27 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		fmt.Fprintln(os.Stderr, "simweb:", err)
-		os.Exit(2)
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// usageError is a problem with the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// exitCode prints err, if any, and returns the exit status: 0 (also
+// after -h), 2 for a usage error, 1 when serving failed.
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "simweb:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "simweb:", err)
+		return 1
 	}
 }
 
@@ -53,7 +68,6 @@ func main() {
 // them to out, and returns when ctx is done or -duration has passed.
 func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	fs := flag.NewFlagSet("simweb", flag.ContinueOnError)
-	fs.SetOutput(errOut)
 	var (
 		seed      = fs.Int64("seed", 1, "generation seed: the same seed serves the same web")
 		hosts     = fs.Int("hosts", 200, "number of ordinary hosts")
@@ -66,23 +80,42 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		seedsFile = fs.String("seeds-file", "", "also write the seed URLs to this file, one per line")
 		duration  = fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	)
+	// A flag error is one line; only -h prints the usage.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(errOut)
+			fmt.Fprintf(errOut, "usage: simweb [flags]\n\nflags:\n")
+			fs.PrintDefaults()
+			return err
+		}
+		return usageError{err.Error() + " (-h lists the flags)"}
 	}
+	bad := func(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q (flags only; -h lists them)", fs.Args())
+		return bad("unexpected arguments %q (flags only; -h lists them)", fs.Args())
 	}
-	for _, a := range []string{*addr, *dnsAddr} {
-		if a != "" && !isLoopback(a) {
-			return fmt.Errorf("address %q is not on loopback: simweb only listens on 127.0.0.0/8", a)
+	for _, f := range []struct{ name, addr string }{{"-addr", *addr}, {"-dns", *dnsAddr}} {
+		if (f.addr != "" || f.name == "-addr") && !isLoopback(f.addr) {
+			return bad("%s %q is not a loopback IP:PORT: simweb only listens on 127.0.0.0/8", f.name, f.addr)
 		}
 	}
-	if *hosts < 1 || *pages < 1 {
-		return errors.New("-hosts and -pages must be at least 1")
+	switch {
+	case *hosts < 1 || *pages < 1:
+		return bad("-hosts and -pages must be at least 1")
+	case *latency < 0:
+		return bad("-latency %v cannot be negative", *latency)
+	case *duration < 0:
+		return bad("-duration %v cannot be negative (0: run until interrupted)", *duration)
+	}
+	cfg := fetchtest.Config{Seed: *seed, Hosts: *hosts, MeanPages: *pages, Latency: *latency,
+		LinkHostile: *hostile, SubdomainTrap: *subTrap, Addr: *addr}
+	if err := cfg.Validate(); err != nil {
+		return bad("-subdomain-trap %q: %v", *subTrap, strings.TrimPrefix(err.Error(), "fetchtest: "))
 	}
 
-	web, err := newWeb(fetchtest.Config{Seed: *seed, Hosts: *hosts, MeanPages: *pages, Latency: *latency,
-		LinkHostile: *hostile, SubdomainTrap: *subTrap, Addr: *addr})
+	web, err := newWeb(cfg)
 	if err != nil {
 		return err
 	}
@@ -131,8 +164,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	fmt.Fprintln(out, "point a crawler at it:")
 	if dnsSrv != nil {
 		fmt.Fprintf(out, "  crawlkit: go run ./examples/crawler -dns %s -allow-private -seeds %s\n", dnsSrv.Addr(), seeds[0])
+		fmt.Fprintf(out, "  focused:  go run ./examples/focused -dns %s -allow-private -seeds %s\n", dnsSrv.Addr(), seeds[0])
 	}
-	fmt.Fprintf(out, "  any HTTP client: HTTP_PROXY=http://%s curl %s\n", web.Addr(), seeds[0])
+	// curl takes an http proxy from -x or the lower-case http_proxy
+	// only (it ignores HTTP_PROXY, after the httpoxy CGI attacks); most
+	// other clients read http_proxy too.
+	fmt.Fprintf(out, "  as a proxy: curl -x http://%s %s   (other clients: http_proxy=http://%s)\n", web.Addr(), seeds[0], web.Addr())
 	if u, err := url.Parse(seeds[0]); err == nil {
 		fmt.Fprintf(out, "  curl: curl --resolve %s:%s:127.0.0.1 %s\n", u.Hostname(), u.Port(), seeds[0])
 	}

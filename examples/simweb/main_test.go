@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -140,19 +141,66 @@ func field(t *testing.T, out, prefix string) string {
 	return strings.Fields(out[i+len(prefix):])[0]
 }
 
+// TestRefusesBadFlags runs the command on each rejected command line: a
+// usage error naming the problem, printed as one line, exit status 2.
 func TestRefusesBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-addr", "10.0.0.1:80"},
-		{"-dns", "0.0.0.0:53"},
-		{"-hosts", "0"},
-		{"extra"},
-		{"-nosuchflag"},
-		{"-subdomain-trap", "sim.test", "-dns", ""},
-		{"-subdomain-trap", "a.sim.test", "-dns", ""},
-		{"-subdomain-trap", "a.explode.test", "-dns", ""},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-addr", "10.0.0.1:80"}, `-addr "10.0.0.1:80" is not a loopback IP:PORT`},
+		{[]string{"-addr", ""}, `-addr "" is not a loopback IP:PORT`},
+		{[]string{"-addr", "localhost:8080"}, "is not a loopback IP:PORT"},
+		{[]string{"-dns", "0.0.0.0:53"}, `-dns "0.0.0.0:53" is not a loopback IP:PORT`},
+		{[]string{"-hosts", "0"}, "-hosts and -pages must be at least 1"},
+		{[]string{"-pages", "-3"}, "-hosts and -pages must be at least 1"},
+		{[]string{"-latency", "-1ms"}, "-latency -1ms cannot be negative"},
+		{[]string{"-duration", "-1s"}, "-duration -1s cannot be negative"},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag (-h lists the flags)"},
+		{[]string{"-hosts", "many"}, `invalid value "many" for flag -hosts`},
+		{[]string{"-subdomain-trap", "sim.test", "-dns", ""}, `-subdomain-trap "sim.test": Config.SubdomainTrap "sim.test" overlaps`},
+		{[]string{"-subdomain-trap", "a.sim.test", "-dns", ""}, "overlaps"},
+		{[]string{"-subdomain-trap", "a.explode.test", "-dns", ""}, "is not a registrable domain"},
 	} {
-		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
-			t.Errorf("run(%q) succeeded, want an error", args)
+		err := run(context.Background(), tc.args, io.Discard, io.Discard)
+		var stderr strings.Builder
+		code := exitCode(err, &stderr)
+		msg := stderr.String()
+		if code != 2 || !strings.HasPrefix(msg, "simweb: ") || !strings.Contains(msg, tc.want) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("run(%q): exit %d, %q; want 2 and one line with %q", tc.args, code, msg, tc.want)
 		}
+	}
+	// A busy port is no usage error: exit 1.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var stderr strings.Builder
+	if code := exitCode(run(context.Background(), []string{"-addr", l.Addr().String(), "-dns", ""}, io.Discard, io.Discard), &stderr); code != 1 {
+		t.Errorf("busy port: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestProxyHint follows the printed proxy hint with curl itself: the
+// seed comes back through the proxy address.
+func TestProxyHint(t *testing.T) {
+	out := start(t, "-hosts", "3", "-pages", "3", "-addr", "127.0.0.1:0", "-dns", "")
+	httpAddr := field(t, out, "HTTP  http://")
+	seed := field(t, out, "seeds:\n  ")
+	want := "curl -x http://" + httpAddr + " " + seed
+	if !strings.Contains(out, want) || strings.Contains(out, "HTTP_PROXY") {
+		t.Fatalf("output lacks %q (or names HTTP_PROXY, which curl ignores):\n%s", want, out)
+	}
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl to follow the hint with")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	body, err := exec.CommandContext(ctx, curl, "-sS", "--noproxy", "", "-x", "http://"+httpAddr, seed).Output()
+	if err != nil || !strings.Contains(string(body), "<a ") {
+		t.Fatalf("%s: %v\n%.200s", want, err, body)
 	}
 }

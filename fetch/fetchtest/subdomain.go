@@ -27,6 +27,14 @@ const (
 const subdomainEntry = "x0"
 
 // validate reports a Config that NewWeb cannot serve; c has its defaults.
+// Validate reports whether NewWeb can build the web c describes, with
+// the defaults of its zero fields applied: the error NewWeb would panic
+// with, or nil. Commands check their flags with it before NewWeb.
+func (c Config) Validate() error {
+	c.ensureDefaults()
+	return c.validate()
+}
+
 func (c *Config) validate() error {
 	t := c.SubdomainTrap
 	if t == "" {

@@ -391,3 +391,23 @@ func TestSubdomainTrapConfigRejected(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigValidate: Validate returns the error NewWeb would panic with,
+// so that a command can report a bad flag instead.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		trap string
+		want string // "" for nil
+	}{
+		{"", ""},
+		{"explode.test", ""},
+		{"sim.test", "overlaps"},
+		{"a.sim.test", "overlaps"},
+		{"a.explode.test", "is not a registrable domain"},
+	} {
+		err := fetchtest.Config{SubdomainTrap: tc.trap}.Validate()
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SubdomainTrap %q: %v, want %q", tc.trap, err, tc.want)
+		}
+	}
+}

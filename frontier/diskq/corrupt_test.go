@@ -1,9 +1,11 @@
 package diskq_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,8 +140,9 @@ func TestOpenCorrupt(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := vfs.NewMem()
-			writeDB(t, fs, "db", c.entries(t))
-			s, err := diskq.Open("db", &diskq.Options{FS: fs, HeadItems: 2, TailItems: 2})
+			const dir = "crawl/state/queue"
+			writeDB(t, fs, dir, c.entries(t))
+			s, err := diskq.Open(dir, &diskq.Options{FS: fs, HeadItems: 2, TailItems: 2})
 			if c.atOpen {
 				if err == nil {
 					s.Close()
@@ -148,17 +151,74 @@ func TestOpenCorrupt(t *testing.T) {
 				if !errors.Is(err, frontier.ErrCorrupt) {
 					t.Fatalf("Open: %v, want an error wrapping frontier.ErrCorrupt", err)
 				}
+				checkMessage(t, err, dir)
 				return
 			}
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
 			defer s.Close()
-			if err := drain(s); !errors.Is(err, frontier.ErrCorrupt) {
+			err = drain(s)
+			if !errors.Is(err, frontier.ErrCorrupt) {
 				t.Fatalf("reading the store: %v, want an error wrapping frontier.ErrCorrupt", err)
 			}
+			checkMessage(t, err, dir)
 		})
 	}
+}
+
+// checkMessage fails unless err's message names the store's directory and
+// says "diskq: " once and "frontier: " at most once (a frontier wrapping
+// the store's error adds its own).
+func checkMessage(t *testing.T, err error, dir string) {
+	t.Helper()
+	msg := err.Error()
+	if !strings.Contains(msg, dir) {
+		t.Errorf("%q does not name the store %s", msg, dir)
+	}
+	if n := strings.Count(msg, "diskq: "); n != 1 {
+		t.Errorf("%q says \"diskq: \" %d times, want once", msg, n)
+	}
+	if n := strings.Count(msg, "frontier: "); n > 1 {
+		t.Errorf("%q says \"frontier: \" %d times, want at most once", msg, n)
+	}
+}
+
+// TestCorruptThroughFrontier: a frontier over a damaged store reports the
+// damage with each package named once and the store's directory:
+// "frontier: next: diskq: read DIR: decode: corrupt record".
+func TestCorruptThroughFrontier(t *testing.T) {
+	fs := vfs.NewMem()
+	const dir = "crawl/state/queue"
+	u := frontier.URL{URL: "http://a.example/", Key: "a.example"}
+	writeDB(t, fs, dir, []kv{{qkey(0, 0), urlValue(t, u)}, {qkey(0, 1), []byte("junk")}, {qkey(0, 2), urlValue(t, u)}})
+	s, err := diskq.Open(dir, &diskq.Options{FS: fs, HeadItems: 2, TailItems: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.NewFIFO(&frontier.Options{Store: s, Politeness: frontier.Politeness{K: -1}})
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for range 3 {
+		l, err := f.Next(ctx)
+		if err != nil {
+			if !errors.Is(err, frontier.ErrCorrupt) {
+				t.Fatalf("Next: %v, want an error wrapping frontier.ErrCorrupt", err)
+			}
+			checkMessage(t, err, dir)
+			if want := "frontier: next: diskq: read " + dir + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%q does not start with %q", err, want)
+			}
+			return
+		}
+		f.Done(l, frontier.Result{})
+	}
+	t.Fatal("the frontier handed out the damaged record's neighbours without an error")
 }
 
 // TestDeferredCountRepaired checks that Open counts the deferred URLs

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -107,6 +108,7 @@ func (q *queue) len() int { return int(q.hi-q.lo) + len(q.tail) - q.tidx }
 // URLs handed out after the Sync may be handed out again or, if their
 // lease was not yet recorded by a Sync, lost. Sync often if that matters.
 type Store struct {
+	dir      string // for errors
 	db       *pebble.DB
 	cache    interface{ Unref() }
 	o        Options
@@ -137,8 +139,22 @@ type Error struct {
 	Err error
 }
 
-// Error returns "diskq: op dir: cause".
-func (e *Error) Error() string { return fmt.Sprintf("diskq: %s %s: %v", e.Op, e.Dir, e.Err) }
+// Error returns "diskq: op dir: cause". The cause's "frontier: " prefix
+// is dropped (diskq is a frontier store, and the frontier that wraps this
+// error names its package already), as is a "diskq: " one.
+func (e *Error) Error() string {
+	msg := strings.TrimPrefix(strings.TrimPrefix(e.Err.Error(), "diskq: "), "frontier: ")
+	return "diskq: " + e.Op + " " + e.Dir + ": " + msg
+}
+
+// readErr wraps an error met reading the store (a damaged key or record
+// among them) with the store's directory.
+func (s *Store) readErr(err error) error {
+	if err == nil || errors.Is(err, ErrClosed) {
+		return err
+	}
+	return &Error{Op: "read", Dir: s.dir, Err: err}
+}
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
@@ -166,7 +182,7 @@ func Open(dir string, o *Options) (*Store, error) {
 		cache.Unref()
 		return nil, &Error{Op: "open", Dir: dir, Err: err}
 	}
-	s := &Store{db: db, cache: cache, o: opts, batch: db.NewBatch()}
+	s := &Store{dir: dir, db: db, cache: cache, o: opts, batch: db.NewBatch()}
 	if err := s.load(); err != nil {
 		db.Close()
 		cache.Unref()
@@ -392,7 +408,7 @@ func (s *Store) Pop(q int) (frontier.URL, bool, error) {
 	if qu.lo < qu.hi {
 		if qu.hidx == len(qu.head) {
 			if err := s.readHead(q, qu); err != nil {
-				return frontier.URL{}, false, err
+				return frontier.URL{}, false, s.readErr(err)
 			}
 		}
 		u := qu.head[qu.hidx]
@@ -575,6 +591,7 @@ func (s *Store) Due(now time.Time, limit int, dst []frontier.URL) ([]frontier.UR
 		last = append(last[:0], k...)
 		return true
 	})
+	err = s.readErr(err)
 	if err == nil {
 		err = derr
 	}
@@ -634,20 +651,20 @@ func (s *Store) Scan(yield func(frontier.URL) bool) error {
 		}
 		it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: queueKey(nil, q, qu.lo), UpperBound: queueKey(nil, q, qu.hi)})
 		if err != nil {
-			return err
+			return s.readErr(err)
 		}
 		for valid := it.First(); valid; valid = it.Next() {
 			var u frontier.URL
 			if err := u.UnmarshalBinary(it.Value()); err != nil {
 				it.Close()
-				return err
+				return s.readErr(err)
 			}
 			if !yield(u) {
-				return it.Close()
+				return s.readErr(it.Close())
 			}
 		}
 		if err := it.Close(); err != nil {
-			return err
+			return s.readErr(err)
 		}
 	}
 	stop := false
@@ -655,7 +672,7 @@ func (s *Store) Scan(yield func(frontier.URL) bool) error {
 		stop = !yield(u)
 		return !stop
 	})
-	return err
+	return s.readErr(err)
 }
 
 // persist writes every tail and the consumed ranges to the batch and
