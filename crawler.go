@@ -747,7 +747,13 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			if !drained {
 				idle++
 			}
-			if idle >= 2 || drained && counted {
+			// A frontier that does not report its size may hold URLs
+			// that wait out a gap while every worker waits in Next:
+			// the crawl's own count of queued URLs not finished yet says
+			// whether it does.
+			if !counted && s.Outcomes[Queued] > s.Finished() {
+				idle = 0
+			} else if idle >= 2 || drained && counted {
 				c.stopReason.CompareAndSwap(nil, "frontier empty")
 				stop()
 				return nil
