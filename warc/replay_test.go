@@ -343,13 +343,24 @@ func TestReplayReproducesCrawl(t *testing.T) {
 			t.Fatalf("page %s is not in the archive", u)
 		}
 	}
+	// The web's exact duplicates are archived as revisit records, which
+	// the replay must resolve to reach what the crawl reached.
+	revisits := 0
+	for _, rec := range recordsOf(t, sink.Files()...) {
+		if rec.Type() == warc.TypeRevisit {
+			revisits++
+		}
+	}
+	if revisits == 0 {
+		t.Fatal("no revisit record in the archive: the test needs some")
+	}
 	requests := len(web.Log())
 	replayed := crawl(t, web, r)
 	if n := len(web.Log()); n != requests {
 		t.Fatalf("the replayed crawl made %d requests to the web", n-requests)
 	}
 
-	t.Logf("live crawl: %d pages, %d links, %d files: %v; replay: %v", len(live.pages), len(live.links), len(sink.Files()), live.stats, replayed.stats)
+	t.Logf("live crawl: %d pages, %d links, %d files, %d revisits: %v; replay: %v", len(live.pages), len(live.links), len(sink.Files()), revisits, live.stats, replayed.stats)
 	if len(live.pages) < 100 {
 		t.Fatalf("live crawl fetched only %d pages", len(live.pages))
 	}
@@ -662,4 +673,28 @@ func TestReplayTruncatedRecord(t *testing.T) {
 			t.Errorf("%s: body %q, truncated %v; want %q, %v", tt.url, resp.Body, resp.Truncated, tt.body, tt.truncated)
 		}
 	}
+}
+
+// recordsOf reads every record of the WARC files at paths, in order.
+func recordsOf(t *testing.T, paths ...string) []*warc.Record {
+	t.Helper()
+	var recs []*warc.Record
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range rd.All() {
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			recs = append(recs, rec)
+		}
+		f.Close()
+	}
+	return recs
 }
