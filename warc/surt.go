@@ -76,7 +76,7 @@ func SURT(rawURL string) (string, error) {
 		p = "/"
 	}
 	p = strings.ToLower(p)
-	if strings.Contains(p, "/.") {
+	if strings.Contains(p, "/.") || strings.Contains(p, "//") {
 		// path.Clean also collapses "//", as the surt package does.
 		trailing := strings.HasSuffix(p, "/")
 		p = path.Clean(p)

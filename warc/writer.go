@@ -217,8 +217,9 @@ type WriterOptions struct {
 	// package documentation.
 	NoRevisits bool
 	// MaxDigests bounds the payload digests remembered for revisits;
-	// default 200,000, which holds about 45 MiB (the digest, record ID,
-	// URI and date of each original; measured by BenchmarkDigestTable).
+	// default 200,000, about 55 MiB (some 280 bytes each for the digest,
+	// record ID, URI and date of an original, with 60-byte URIs; see
+	// BenchmarkDigestTable).
 	// Once it is full, payloads not yet remembered are written in full
 	// and not remembered: the first MaxDigests distinct payloads of the
 	// series, in write order, are the ones revisits can refer to, the
