@@ -97,9 +97,10 @@ func (ix *Index) Latest(rawURL string) (IndexEntry, bool, error) {
 	return es[len(es)-1], true, nil
 }
 
-// Record reads the record e names: the WARC file e.Filename in the
-// directory of the index file that holds e's line (the first index
-// file's, for an entry not read from one), at e.Offset. It fails with an
+// Record reads the record e names: the WARC file e.Filename, at
+// e.Offset, in the directory of the index files (that of the first one
+// given to OpenIndex: a Writer's indexes lie beside their WARC files, in
+// one directory). It fails with an
 // *Error wrapping ErrFormat if no record starts there, or if the record
 // there is not the one the line describes (another URL). Cost: one open
 // and one record read.

@@ -247,6 +247,11 @@ type WriterOptions struct {
 // creation time rather than the Writer's start so that the names of one
 // long crawl still sort by time past 99999 files.
 //
+// A response whose payload the series already holds is written as a
+// revisit record, and each complete file gets a CDXJ index beside it
+// (WriterOptions.NoRevisits and NoIndex turn them off; see the package
+// documentation).
+//
 // The Writer keeps a crawl's files consistent across crashes: every write
 // lands in one file, all of it or (after an error) none of it; Position
 // names the point after the last write, and a Writer resuming a killed
