@@ -220,7 +220,7 @@ func indexEntry(rec *Record, length int64, filename string) (IndexEntry, bool) {
 	if i := strings.IndexAny(e.Mime, "; \t"); i >= 0 {
 		e.Mime = e.Mime[:i]
 	}
-	e.Mime = cloneString(e.Mime) // not the whole header it was cut from
+	e.Mime = strings.Clone(e.Mime) // not the whole header it was cut from
 	if http {
 		e.Status = httpStatus(rec.Block)
 	}

@@ -1,5 +1,7 @@
 package warc
 
+import "strings"
+
 // Revisit records: a response whose payload was archived before, in the
 // same series of files, is written as its HTTP headers and a reference to
 // the record holding the payload (WARC 1.1 §6.7.2).
@@ -53,12 +55,10 @@ func (t *digestTable) add(digest string, o original) {
 	if _, ok := t.m[digest]; ok || len(t.m) >= t.max {
 		return
 	}
-	t.m[cloneString(digest)] = original{cloneString(o.id), cloneString(o.uri), cloneString(o.date)}
+	t.m[strings.Clone(digest)] = original{strings.Clone(o.id), strings.Clone(o.uri), strings.Clone(o.date)}
 }
 
 func (t *digestTable) reset() { clear(t.m) }
-
-func cloneString(s string) string { return string([]byte(s)) }
 
 // originalOf returns the digest and identity of rec as an original for
 // revisits, and false if it cannot be one: only a whole (not truncated)
