@@ -33,7 +33,11 @@ import (
 // rewritten to match (see HTTPResponseBytes). A body cut at the fetcher's
 // size limit is stored as far as it was read, in a record marked
 // WARC-Truncated: length (unless all its wire bytes were read: a
-// compressed body cut once decoded). Safe for concurrent use.
+// compressed body cut once decoded). A response whose payload the archive
+// already holds (an exact duplicate, archived through Exchange) is
+// written as a revisit record referring to it, unless the options say
+// NoRevisits; each complete file gets a CDXJ index beside it (see package
+// warc). Safe for concurrent use.
 type WARCSink struct {
 	w *warc.Writer
 }

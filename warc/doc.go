@@ -35,6 +35,46 @@
 // sort in write order. [Repair] cuts the torn tail of a file written
 // without positions.
 //
+// # Revisits
+//
+// A response whose payload is identical (same WARC-Payload-Digest) to that
+// of a response the series already holds is written as a revisit record
+// (WARC 1.1 §6.7.2, profile ProfileIdenticalPayload): its HTTP status
+// line and headers, no payload, and WARC-Refers-To, -Refers-To-Target-URI
+// and -Refers-To-Date naming the original. A crawl's exact duplicates (one
+// page under several URLs, mirrors, identical error pages) are stored
+// once. A near-duplicate is another payload and stays a response;
+// truncated responses, and payloads under MinRevisitPayload bytes, are
+// always written in full. WriterOptions.NoRevisits turns revisits off.
+//
+// The table of archived payload digests is bounded
+// (WriterOptions.MaxDigests, about 280 bytes per payload) and lives with
+// the files: Rewind rebuilds it by reading the series' files back, so a
+// resumed crawl refers to exactly the originals that survived the kill,
+// never to a record Rewind cut off. Replay and pywb resolve a revisit to
+// its original's payload.
+//
+// # CDXJ index
+//
+// Each WARC file gets a CDXJ index beside it (name + IndexSuffix), in the
+// format pywb reads: one line per response, revisit and resource record,
+// "SURT-key timestamp {json}" with url, mime, status, digest, length,
+// offset and filename, sorted as bytes (so by key, then timestamp). An
+// index is written whole (temporary file, fsync, rename) once its file is
+// complete: at rotation, at Close, and by Rewind for the file it cuts
+// back, whose old index may name records after the cut. The file being
+// written has no index yet; after a kill, Rewind writes it. So every index
+// agrees with its file, and none outlives it. IndexFile rebuilds one
+// from its WARC file (after Repair, or for files of other tools);
+// [Index] finds a URL's captures by binary search and reads their records:
+//
+//	ix, err := warc.OpenIndexDir("out/warc")
+//	e, ok, err := ix.Latest("http://example.com/")
+//	rec, err := ix.Record(e)
+//
+// pywb reads such indexes from a collection's indexes/ directory, with
+// the WARC files they name in its archive/ directory.
+//
 // # Reading
 //
 // A [Reader] reads plain or gzip files (one member per record, or one for
@@ -44,6 +84,7 @@
 //	rd, err := warc.NewReader(f, nil) // nil: default size bounds
 //	for rec, err := range rd.All() { ... }
 //
-// The Go WARC libraries are not used: the module proxy here does not serve
-// them, and the format is small enough to own.
+// The format is small enough to own, so crawlkit's go.mod needs no WARC
+// library; an independent one (github.com/nlnwa/gowarc, strict mode)
+// validates the files a crawl writes, in the bench module (CI runs it).
 package warc

@@ -1,11 +1,15 @@
 package warc_test
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/warc"
 )
 
@@ -82,4 +86,39 @@ func ExampleWriter_Rewind() {
 	// http://example.test/1
 	// http://example.test/2
 	// http://example.test/3
+}
+
+// Two URLs serve the same bytes: the second is archived as a revisit
+// record, which the CDXJ index lists as "warc/revisit" and a Replay
+// answers with the first one's payload.
+func ExampleIndex() {
+	dir, _ := os.MkdirTemp("", "warc")
+	defer os.RemoveAll(dir)
+	date := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	body := strings.Repeat("the same story, syndicated. ", 20)
+
+	w, _ := warc.NewWriter(&warc.WriterOptions{Dir: dir})
+	for i, u := range []string{"http://www.example.test/story", "http://mirror.example.test/story?id=7&lang=en"} {
+		resp := []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nX-Served-By: %d\r\n\r\n%s", i, body))
+		w.WriteExchange(u, "", date.Add(time.Duration(i)*time.Second), nil, resp, nil)
+	}
+	w.Close() // writes the last file's index
+
+	ix, _ := warc.OpenIndexDir(dir)
+	defer ix.Close()
+	for _, u := range []string{"http://example.test/story", "http://mirror.example.test/story?lang=en&id=7"} {
+		e, _, _ := ix.Latest(u)
+		rec, _ := ix.Record(e)
+		fmt.Println(e.Key, e.Timestamp, e.Mime, e.Status, rec.Type())
+	}
+
+	r, _ := warc.OpenReplayDir(dir, nil)
+	defer r.Close()
+	u, _ := url.Parse("http://mirror.example.test/story?id=7&lang=en")
+	resp, _ := r.Fetch(context.Background(), &fetch.Request{URL: u})
+	fmt.Println(resp.Status, resp.Header.Get("X-Served-By"), len(resp.Body))
+	// Output:
+	// test,example)/story 20261126120000 text/plain 200 response
+	// test,example,mirror)/story?id=7&lang=en 20261126120001 warc/revisit 200 revisit
+	// 200 1 560
 }

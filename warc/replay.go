@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,12 @@ import (
 // ErrNotArchived is wrapped by the *fetch.Error Replay.Fetch returns for a
 // URL the archive holds no response record of.
 var ErrNotArchived = errors.New("warc: URL not in the archive")
+
+// ErrRevisitUnresolved is wrapped by the *fetch.Error Replay.Fetch returns
+// for a URL archived as a revisit record whose original (the response
+// holding the payload) the archive does not hold, or holds with another
+// payload digest.
+var ErrRevisitUnresolved = errors.New("warc: revisit record's original not in the archive")
 
 // ReplayOptions configures OpenReplay. The zero value of each field means
 // its default.
@@ -39,7 +46,7 @@ type ReplayOptions struct {
 // network, so a crawl can be re-run offline from its archive: re-parsed,
 // re-indexed, its link graph rebuilt.
 //
-// OpenReplay reads every file once and indexes its response records by
+// OpenReplay reads every file once and indexes its response (and revisit) records by
 // WARC-Target-URI (file and offset, about 100 bytes per URL plus the URL);
 // Fetch then reads one record at its offset and parses the stored HTTP
 // message into a *fetch.Response: status, headers, body (chunked transfer
@@ -48,6 +55,15 @@ type ReplayOptions struct {
 // ETag and Last-Modified. A request whose ETag equals the archived one is
 // answered 304, like a server would. When a URL was archived more than once
 // (a continuous crawl), the record with the latest WARC-Date wins.
+//
+// A URL archived as a revisit record (an identical payload archived
+// before, see "Revisits" in the package documentation) is answered with
+// the revisit's status and headers and the payload of the response record
+// it refers to (WARC-Refers-To, found in any of the files; failing that,
+// the capture of WARC-Refers-To-Target-URI), after checking that the two
+// payload digests agree; an original the archive lacks fails with
+// ErrRevisitUnresolved. The index of record IDs this needs costs about
+// 100 bytes per response record.
 //
 // A URL the archive does not hold fails with a *fetch.Error wrapping
 // ErrNotArchived, never an invented page; the one exception is robots.txt.
@@ -70,6 +86,13 @@ type Replay struct {
 	files []*replayFile
 	index map[string]entry // exact target URI → record
 	canon map[string]string
+	ids   map[string]loc // response record ID → record, for revisits
+}
+
+// loc is where a record is: a file of Replay.files and an offset.
+type loc struct {
+	file int32
+	off  int64
 }
 
 type replayFile struct {
@@ -92,7 +115,7 @@ var _ fetch.Fetcher = (*Replay)(nil)
 // if a file cannot be opened or holds a malformed record; the files opened
 // so far are closed. Cost: one sequential read of every file.
 func OpenReplay(paths []string, opts *ReplayOptions) (*Replay, error) {
-	r := &Replay{index: map[string]entry{}, canon: map[string]string{}}
+	r := &Replay{index: map[string]entry{}, canon: map[string]string{}, ids: map[string]loc{}}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -152,8 +175,11 @@ func (r *Replay) add(path string) error {
 		if err != nil {
 			return fileErr(path, err)
 		}
-		switch rec.Type() {
-		case TypeResponse:
+		switch typ := rec.Type(); typ {
+		case TypeResponse, TypeRevisit:
+			if typ == TypeResponse && rec.Header.Get(FieldPayloadDigest) != "" {
+				r.ids[rec.ID()] = loc{fi, rec.Offset}
+			}
 			target := rec.TargetURI()
 			if target == "" {
 				continue
@@ -312,6 +338,15 @@ func (r *Replay) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if err != nil {
 		return nil, &fetch.Error{Op: "replay", Kind: fetch.KindProtocol, URL: raw, Err: err}
 	}
+	if rec.Type() == TypeRevisit {
+		if rec, err = r.resolve(rec); err != nil {
+			kind := fetch.KindProtocol
+			if errors.Is(err, ErrRevisitUnresolved) {
+				kind = fetch.KindOther
+			}
+			return nil, &fetch.Error{Op: "replay", Kind: kind, URL: raw, Err: err}
+		}
+	}
 	resp, err := r.parse(req, rec, e)
 	if err != nil {
 		return nil, &fetch.Error{Op: "replay", Kind: fetch.KindProtocol, URL: raw, Err: err}
@@ -321,6 +356,50 @@ func (r *Replay) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	}
 	resp.Timings = fetch.Timings{Start: start, Total: time.Since(start)}
 	return resp, nil
+}
+
+// resolve returns the response a revisit record stands for: the
+// revisit's header fields and HTTP headers, and the payload of its
+// original.
+func (r *Replay) resolve(rev *Record) (*Record, error) {
+	l, ok := r.ids[rev.Header.Get(FieldRefersTo)]
+	if !ok {
+		if e, found := r.index[rev.Header.Get(FieldRefersToTargetURI)]; found {
+			l, ok = loc{e.file, e.off}, true
+		}
+	}
+	unresolved := func(why string) error {
+		return fmt.Errorf("%w: revisit at offset %d: %s", ErrRevisitUnresolved, rev.Offset, why)
+	}
+	if !ok {
+		return nil, unresolved("no record " + truncate(rev.Header.Get(FieldRefersTo)))
+	}
+	orig, err := r.read(r.files[l.file], l.off)
+	if err != nil {
+		return nil, err
+	}
+	if orig.Type() != TypeResponse {
+		return nil, unresolved("the original is a " + truncate(orig.Type()) + " record")
+	}
+	payload := HTTPPayload(orig.Block)
+	if d := rev.Header.Get(FieldPayloadDigest); d != "" && d != orig.Header.Get(FieldPayloadDigest) {
+		return nil, unresolved("the original's payload digest differs")
+	}
+	out := &Record{Header: rev.Header, Offset: rev.Offset}
+	if t := orig.Header.Get(FieldTruncated); t != "" {
+		out.Header = Header{fields: slices.Clone(rev.Header.fields)}
+		out.Header.Set(FieldTruncated, t)
+	}
+	switch p := HTTPPayload(rev.Block); {
+	case p == nil || payload == nil:
+		// Without HTTP headers of its own (or an original without a
+		// payload) the revisit is its original, as it was archived.
+		out.Block = orig.Block
+	default:
+		head := rev.Block[:len(rev.Block)-len(p)]
+		out.Block = append(head[:len(head):len(head)], payload...)
+	}
+	return out, nil
 }
 
 // parse turns a response record into a fetch.Response.

@@ -22,6 +22,8 @@ func FuzzReplay(f *testing.F) {
 			{"http://a.test/", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello"},
 			{"http://a.test/r", "HTTP/1.1 302 Found\r\nLocation: /x\r\n\r\n"},
 			{"http://a.test/c", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"},
+			{"http://a.test/o", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + strings.Repeat("same ", 60)},
+			{"http://b.test/o", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\n" + strings.Repeat("same ", 60)}, // a revisit
 		}, map[string]string{"charset": "utf-8"})
 		b, err := os.ReadFile(files[0])
 		if err != nil {

@@ -343,13 +343,24 @@ func TestReplayReproducesCrawl(t *testing.T) {
 			t.Fatalf("page %s is not in the archive", u)
 		}
 	}
+	// The web's exact duplicates are archived as revisit records, which
+	// the replay must resolve to reach what the crawl reached.
+	revisits := 0
+	for _, rec := range recordsOf(t, sink.Files()...) {
+		if rec.Type() == warc.TypeRevisit {
+			revisits++
+		}
+	}
+	if revisits == 0 {
+		t.Fatal("no revisit record in the archive: the test needs some")
+	}
 	requests := len(web.Log())
 	replayed := crawl(t, web, r)
 	if n := len(web.Log()); n != requests {
 		t.Fatalf("the replayed crawl made %d requests to the web", n-requests)
 	}
 
-	t.Logf("live crawl: %d pages, %d links, %d files: %v; replay: %v", len(live.pages), len(live.links), len(sink.Files()), live.stats, replayed.stats)
+	t.Logf("live crawl: %d pages, %d links, %d files, %d revisits: %v; replay: %v", len(live.pages), len(live.links), len(sink.Files()), revisits, live.stats, replayed.stats)
 	if len(live.pages) < 100 {
 		t.Fatalf("live crawl fetched only %d pages", len(live.pages))
 	}
@@ -661,5 +672,131 @@ func TestReplayTruncatedRecord(t *testing.T) {
 		if string(resp.Body) != tt.body || resp.Truncated != tt.truncated {
 			t.Errorf("%s: body %q, truncated %v; want %q, %v", tt.url, resp.Body, resp.Truncated, tt.body, tt.truncated)
 		}
+	}
+}
+
+// recordsOf reads every record of the WARC files at paths, in order.
+func recordsOf(t *testing.T, paths ...string) []*warc.Record {
+	t.Helper()
+	var recs []*warc.Record
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range rd.All() {
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			recs = append(recs, rec)
+		}
+		f.Close()
+	}
+	return recs
+}
+
+func TestReplayRevisits(t *testing.T) {
+	body := strings.Repeat("<p>the same story on two sites</p>", 10)
+	page := func(status, etag string) string {
+		return "HTTP/1.1 " + status + "\r\nContent-Type: text/html\r\nETag: " + etag + "\r\n\r\n" + body
+	}
+	files := writeArchive(t, warc.WriterOptions{MaxFileSize: 1}, [][2]string{
+		{"http://a.sim.test/", page("200 OK", `"a"`)},
+		{"http://b.sim.test/", page("200 OK", `"b"`)},
+		{"http://c.sim.test/gone", page("404 Not Found", `"c"`)},
+	}, nil)
+	if len(files) != 3 {
+		t.Fatalf("want a file per exchange, got %d", len(files))
+	}
+	revisits := 0
+	for _, rec := range recordsOf(t, files...) {
+		if rec.Type() == warc.TypeRevisit {
+			revisits++
+		}
+	}
+	if revisits != 2 {
+		t.Fatalf("%d revisit records, want 2", revisits)
+	}
+
+	r, err := warc.OpenReplay(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, c := range []struct {
+		url, etag string
+		status    int
+	}{{"http://a.sim.test/", `"a"`, 200}, {"http://b.sim.test/", `"b"`, 200}, {"http://c.sim.test/gone", `"c"`, 404}} {
+		resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL(c.url)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.url, err)
+		}
+		// The revisit's own status and headers, the original's payload.
+		if resp.Status != c.status || resp.ETag != c.etag || string(resp.Body) != body || resp.Truncated {
+			t.Errorf("%s: status %d, ETag %s, %d bytes, truncated %v", c.url, resp.Status, resp.ETag, len(resp.Body), resp.Truncated)
+		}
+	}
+
+	// Without the file of the original, a revisit has nothing to stand for.
+	partial, err := warc.OpenReplay(files[1:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer partial.Close()
+	_, err = partial.Fetch(context.Background(), &fetch.Request{URL: mustURL("http://b.sim.test/")})
+	var fe *fetch.Error
+	if !errors.Is(err, warc.ErrRevisitUnresolved) || !errors.As(err, &fe) {
+		t.Errorf("revisit without its original: %v, want a *fetch.Error wrapping ErrRevisitUnresolved", err)
+	}
+}
+
+// A revisit whose WARC-Refers-To is missing is resolved through
+// WARC-Refers-To-Target-URI, and only to a record of the same payload
+// digest.
+func TestReplayRevisitByTargetURI(t *testing.T) {
+	body := strings.Repeat("x", 300)
+	orig := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + body
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Copy: 1\r\n\r\n"
+	for _, tt := range []struct {
+		name, digest string
+		wantErr      error
+	}{
+		{"same digest", warc.Digest([]byte(body)), nil},
+		{"other digest", warc.Digest([]byte("other")), warc.ErrRevisitUnresolved},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := warc.NewWriter(&warc.WriterOptions{Dir: dir, NoRevisits: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := w.WriteExchange("http://a.sim.test/", "", time.Now(), nil, []byte(orig), nil); err != nil {
+				t.Fatal(err)
+			}
+			rev := &warc.Record{Block: []byte(head)}
+			rev.Header.Set(warc.FieldType, warc.TypeRevisit)
+			rev.Header.Set(warc.FieldTargetURI, "http://b.sim.test/")
+			rev.Header.Set(warc.FieldContentType, "application/http;msgtype=response")
+			rev.Header.Set(warc.FieldProfile, warc.ProfileIdenticalPayload)
+			rev.Header.Set(warc.FieldRefersToTargetURI, "http://a.sim.test/")
+			rev.Header.Set(warc.FieldPayloadDigest, tt.digest)
+			if err := w.Write(rev); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			r, err := warc.OpenReplayDir(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			resp, err := r.Fetch(context.Background(), &fetch.Request{URL: mustURL("http://b.sim.test/")})
+			if !errors.Is(err, tt.wantErr) || err == nil && (string(resp.Body) != body || resp.Header.Get("X-Copy") != "1") {
+				t.Fatalf("Fetch: %v, want %v", err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -349,22 +349,32 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
+// BenchmarkWriteExchange writes the same 20 KB page over and over: as a
+// response each time (NoRevisits), and as the revisit records a Writer
+// makes of it by default.
 func BenchmarkWriteExchange(b *testing.B) {
-	dir := b.TempDir()
-	w, err := NewWriter(&WriterOptions{Dir: dir})
-	if err != nil {
-		b.Fatal(err)
+	for _, bb := range []struct {
+		name       string
+		noRevisits bool
+	}{{"response", true}, {"revisit", false}} {
+		b.Run(bb.name, func(b *testing.B) {
+			dir := b.TempDir()
+			w, err := NewWriter(&WriterOptions{Dir: dir, NoRevisits: bb.noRevisits})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			resp := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"), bytes.Repeat([]byte("<p>some page text and more</p>\n"), 600)...)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(resp) + len(rawReq)))
+			for b.Loop() {
+				if _, _, err := w.WriteExchange("http://h000.sim.test/a", "127.0.0.1", when, rawReq, resp, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
 	}
-	defer w.Close()
-	resp := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"), bytes.Repeat([]byte("<p>some page text and more</p>\n"), 600)...)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(resp) + len(rawReq)))
-	for b.Loop() {
-		if _, _, err := w.WriteExchange("http://h000.sim.test/a", "127.0.0.1", when, rawReq, resp, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 }
 
 func BenchmarkRead(b *testing.B) {

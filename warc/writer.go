@@ -209,6 +209,27 @@ type WriterOptions struct {
 	// Now is the clock for WARC-Date and for the timestamps in file names;
 	// default time.Now.
 	Now func() time.Time
+	// NoRevisits writes every response in full. By default a response
+	// whose payload is identical (same WARC-Payload-Digest) to that of a
+	// response the series already holds is written as a revisit record
+	// (profile ProfileIdenticalPayload): its HTTP headers, no payload, and
+	// the original's record ID, URI and date. See "Revisits" in the
+	// package documentation.
+	NoRevisits bool
+	// MaxDigests bounds the payload digests remembered for revisits;
+	// default 200,000, about 55 MiB (some 280 bytes each for the digest,
+	// record ID, URI and date of an original, with 60-byte URIs; see
+	// BenchmarkDigestTable).
+	// Once it is full, payloads not yet remembered are written in full
+	// and not remembered: the first MaxDigests distinct payloads of the
+	// series, in write order, are the ones revisits can refer to, the
+	// same set a resumed Writer rebuilds.
+	MaxDigests int
+	// NoIndex writes no CDXJ index. By default each WARC file gets one
+	// beside it, name + ".cdxj", written when the file is complete (at
+	// rotation, Close, and for the file a Rewind ends at); see "CDXJ
+	// index" in the package documentation.
+	NoIndex bool
 }
 
 // Writer writes records into a series of WARC files in a directory,
@@ -225,6 +246,11 @@ type WriterOptions struct {
 // latest one in Dir, should the clock do so. The timestamp is the file's
 // creation time rather than the Writer's start so that the names of one
 // long crawl still sort by time past 99999 files.
+//
+// A response whose payload the series already holds is written as a
+// revisit record, and each complete file gets a CDXJ index beside it
+// (WriterOptions.NoRevisits and NoIndex turn them off; see the package
+// documentation).
 //
 // The Writer keeps a crawl's files consistent across crashes: every write
 // lands in one file, all of it or (after an error) none of it; Position
@@ -248,6 +274,10 @@ type Writer struct {
 	wrote  bool  // a record was written: Rewind is no longer allowed
 	err    error // a failed write could not be undone: every write fails
 	closed bool
+
+	digests  *digestTable // payload digest → original response, for revisits
+	index    []IndexEntry // the CDXJ entries of the current file, unsorted
+	indexErr error        // the first index that could not be written
 }
 
 // stampLayout is the time format in file names.
@@ -281,10 +311,13 @@ func NewWriter(opts *WriterOptions) (*Writer, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxDigests <= 0 {
+		o.MaxDigests = defaultMaxDigests
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	w := &Writer{opts: o, series: newSeries()}
+	w := &Writer{opts: o, series: newSeries(), digests: newDigestTable(o.MaxDigests)}
 	files, err := listFiles(o.Dir, o.Prefix)
 	if err != nil {
 		return nil, err
@@ -321,6 +354,10 @@ func (w *Writer) Write(r *Record) error {
 		return err
 	}
 	w.last, w.end = start, w.rw.Offset()
+	w.remember(r)
+	if !w.opts.NoIndex {
+		w.indexRecord(r, w.end-start)
+	}
 	return nil
 }
 
@@ -353,10 +390,12 @@ func (w *Writer) writeExchange(target, ip string, date time.Time, request, respo
 // EncodedExchange is a fetch encoded as WARC records by EncodeExchange,
 // ready to be appended by WriteEncoded.
 type EncodedExchange struct {
-	recs   []*Record    // response, then request and metadata if any
+	recs   []*Record    // response (or revisit), then request and metadata if any
 	infoID string       // the warcinfo record the encoding names
 	data   bytes.Buffer // the records, encoded
 	resp   int64        // offset of the response record in data
+	digest string       // the response's payload digest, if it may be an original
+	orig   original     // the response as an original for revisits
 }
 
 // EncodeExchange does the costly part of WriteTruncatedExchange (an
@@ -384,6 +423,20 @@ func (w *Writer) EncodeExchange(target, ip string, date time.Time, request, resp
 		resp.Header.Set(FieldTruncated, truncated)
 	}
 	e := &EncodedExchange{recs: []*Record{resp}}
+	digest, orig, isOrig := originalOf(resp)
+	var prior original
+	revisit := false
+	w.mu.Lock()
+	infoID := w.infoID
+	if isOrig && !w.opts.NoRevisits {
+		prior, revisit = w.digests.get(digest)
+	}
+	w.mu.Unlock()
+	if revisit {
+		revisitOf(resp, prior, len(HTTPPayload(response)))
+	} else if isOrig && !w.opts.NoRevisits {
+		e.digest, e.orig = digest, orig
+	}
 	if request != nil {
 		req := &Record{Block: request}
 		req.Header.Set(FieldType, TypeRequest)
@@ -405,9 +458,6 @@ func (w *Writer) EncodeExchange(target, ip string, date time.Time, request, resp
 		meta.Header.Set(FieldContentType, "application/warc-fields")
 		e.recs = append(e.recs, meta)
 	}
-	w.mu.Lock()
-	infoID := w.infoID
-	w.mu.Unlock()
 	if err := w.encode(e, infoID); err != nil {
 		return nil, err
 	}
@@ -460,7 +510,39 @@ func (w *Writer) WriteEncoded(e *EncodedExchange) (file string, offset int64, er
 		r.Offset += start
 	}
 	w.last, w.end = start, w.rw.Offset()
+	if e.digest != "" {
+		w.digests.add(e.digest, e.orig)
+	}
+	if !w.opts.NoIndex {
+		// The records' lengths: they were encoded one after another.
+		for i, r := range e.recs {
+			end := w.end
+			if i+1 < len(e.recs) {
+				end = e.recs[i+1].Offset
+			}
+			w.indexRecord(r, end-r.Offset)
+		}
+	}
 	return w.files[len(w.files)-1], start + e.resp, nil
+}
+
+// indexRecord notes r, length bytes long in the current file, for the
+// file's CDXJ index, if an index holds such records.
+func (w *Writer) indexRecord(r *Record, length int64) {
+	if e, ok := indexEntry(r, length, w.name); ok {
+		w.index = append(w.index, e)
+	}
+}
+
+// remember notes r, just written, as the original of its payload for
+// revisits, if it may be one.
+func (w *Writer) remember(r *Record) {
+	if w.opts.NoRevisits {
+		return
+	}
+	if d, o, ok := originalOf(r); ok {
+		w.digests.add(d, o)
+	}
 }
 
 // begin readies the Writer for a write: it fails if the Writer is closed
@@ -514,11 +596,17 @@ func (w *Writer) undo(start int64) {
 // its warcinfo record.
 func (w *Writer) rotate() error {
 	if w.f != nil {
-		err := w.f.Close()
+		// The file is complete: synced, so that its index never names
+		// records the disk lost, then indexed.
+		err := w.f.Sync()
+		if cerr := w.f.Close(); err == nil {
+			err = cerr
+		}
 		w.f, w.rw = nil, nil
 		if err != nil {
 			return &Error{Op: "rotate", Err: err}
 		}
+		w.flushIndex()
 	}
 	ext := ".warc.gz"
 	if w.opts.Uncompressed {
@@ -575,8 +663,10 @@ func (w *Writer) rotate() error {
 // taken, by a Writer of the same prefix running beside this one.
 const maxNameTries = 1000
 
-// Close flushes and closes the current file. Further writes fail with
-// ErrClosed. Safe for concurrent use; costs one fsync.
+// Close flushes and closes the current file and writes its CDXJ index.
+// Further writes fail with ErrClosed. It returns the first error of
+// writing an index, if any index could not be written (see flushIndex).
+// Safe for concurrent use; costs two fsyncs and the index.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -585,7 +675,7 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	if w.f == nil {
-		return nil
+		return w.indexErr
 	}
 	if err := w.f.Sync(); err != nil {
 		w.f.Close()
@@ -594,7 +684,23 @@ func (w *Writer) Close() error {
 	if err := w.f.Close(); err != nil {
 		return &Error{Op: "close", Err: err}
 	}
-	return nil
+	w.flushIndex()
+	return w.indexErr
+}
+
+// flushIndex writes the CDXJ index of the file just completed. An index
+// that cannot be written does not stop the writes (the WARC files are
+// the archive; IndexFile rebuilds an index from them): the first such
+// error is kept, and Close returns it.
+func (w *Writer) flushIndex() {
+	entries := w.index
+	w.index = nil
+	if w.opts.NoIndex || w.name == "" {
+		return
+	}
+	if err := writeIndex(filepath.Join(w.opts.Dir, w.name), entries); err != nil && w.indexErr == nil {
+		w.indexErr = err
+	}
 }
 
 // seriesField names the warcinfo field that holds a Writer's series, the

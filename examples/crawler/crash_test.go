@@ -40,9 +40,10 @@ import (
 //   - no host was asked for more distinct URLs than its budget, and no
 //     two requests to a host with a Crawl-delay came closer than it,
 //     across the restarts too;
-//   - every WARC file reads to its end; pages.jsonl and links.tsv parse
-//     line by line, and the pages of the WARC, of pages.jsonl and of
-//     links.tsv are the same, each once;
+//   - every WARC file reads to its end and has a CDXJ index whose lines
+//     all name a record of their URL at their offset; pages.jsonl and
+//     links.tsv parse line by line, and the pages of the WARC, of
+//     pages.jsonl and of links.tsv are the same, each once;
 //   - the web graph's nodes and arcs are those of the link log, and the
 //     index holds every indexable page.
 func TestCrashConsistency(t *testing.T) {
@@ -260,6 +261,7 @@ func checkOutputs(t *testing.T, dir, report string) {
 		t.Fatal("no WARC file")
 	}
 	warcPages := map[string]int{}
+	captures := 0
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
@@ -280,8 +282,39 @@ func checkOutputs(t *testing.T, dir, report string) {
 			if rec.Type() == warc.TypeMetadata {
 				warcPages[rec.TargetURI()]++
 			}
+			if rec.Type() == warc.TypeResponse || rec.Type() == warc.TypeRevisit {
+				captures++
+			}
 		}
 		fh.Close()
+	}
+	// The CDXJ indexes: every file has one (the crawl ended with a
+	// Close), and every line names a record of its URL at its offset,
+	// through kills, rewinds and the indexes rewritten by them.
+	cdx, err := warc.OpenIndexDir(filepath.Join(dir, "warc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cdx.Close()
+	lines := 0
+	for _, f := range files {
+		b, err := os.ReadFile(warc.IndexPath(f))
+		if err != nil {
+			t.Fatalf("no index of %s: %v", filepath.Base(f), err)
+		}
+		for l := range strings.Lines(string(b)) {
+			e, err := warc.ParseIndexLine([]byte(l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cdx.Record(e); err != nil || e.Filename != filepath.Base(f) {
+				t.Fatalf("%s: line %q: %v", filepath.Base(f), l, err)
+			}
+			lines++
+		}
+	}
+	if lines != captures {
+		t.Errorf("%d index lines for %d responses and revisits", lines, captures)
 	}
 
 	// pages.jsonl: every line a record, every page once.

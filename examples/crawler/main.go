@@ -9,7 +9,10 @@
 //
 //	go run ./examples/crawler -seeds https://example.com/ -out crawl -max-pages 1000
 //
-// The output directory receives WARC files (warc/), the link log
+// The output directory receives WARC files (warc/; a response whose
+// payload was archived before is a revisit record, unless -no-revisits,
+// and each complete file has a pywb CDXJ index beside it, which
+// -reindex-warc DIR rebuilds from the files), the link log
 // (links.tsv), page records (pages.jsonl), the index (index/), the crawl's
 // state (state/), its settings (settings.json) and, at the end, the
 // compressed web graph (graph/); the summary then prints the commands to
@@ -135,6 +138,7 @@ type options struct {
 	TrapAlike      int     `json:"trap_alike"`
 	TrapHosts      int     `json:"trap_domain_hosts"`
 	NoURLRules     bool    `json:"no_url_rules,omitempty"`
+	NoRevisits     bool    `json:"no_revisits,omitempty"`
 	Suffixes       string  `json:"private_suffixes,omitempty"`
 	NATSURL        string  `json:"nats,omitempty"`
 	NATSEmbed      string  `json:"nats_embed,omitempty"`
@@ -143,10 +147,11 @@ type options struct {
 	DeadAfter      dur     `json:"dead_after,omitempty"`
 
 	// Not saved: they are about this process, not the crawl.
-	out    string
-	resume bool
-	status string
-	quiet  bool
+	out     string
+	resume  bool
+	status  string
+	quiet   bool
+	reindex string
 }
 
 // usageError is a problem with the command line: exit status 2.
@@ -186,6 +191,8 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
 	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	fs.BoolVar(&o.NoRevisits, "no-revisits", o.NoRevisits, "archive every response in full, not a response whose payload was archived before as a WARC revisit record")
+	fs.StringVar(&o.reindex, "reindex-warc", "", "rebuild the CDXJ index of every WARC file in this directory (e.g. OUT/warc, not in use by a crawl) from the files, and exit")
 	fs.StringVar(&o.NATSURL, "nats", o.NATSURL, "join a distributed crawl through this NATS server (or comma-separated cluster URLs)")
 	fs.StringVar(&o.NATSEmbed, "nats-embed", o.NATSEmbed, "run an embedded NATS server on this address (e.g. 127.0.0.1:4222) for other processes to join")
 	fs.StringVar(&o.Node, "node", o.Node, "this process's node name in a distributed crawl")
@@ -225,6 +232,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	fs := flagSet(&options{}, io.Discard)
 	_ = fs.Parse(args)
+	if o.reindex != "" {
+		if fs.NArg() > 0 || o.Demo || o.Seeds != "" || o.SeedsFile != "" || o.resume {
+			return nil, usageError{"-reindex-warc only rebuilds indexes: give it alone"}
+		}
+		if st, err := os.Stat(o.reindex); err != nil || !st.IsDir() {
+			return nil, usageError{fmt.Sprintf("-reindex-warc %s: not a directory", o.reindex)}
+		}
+		return &o, nil
+	}
 	switch {
 	case fs.NArg() > 0:
 		return nil, usageError{fmt.Sprintf("unexpected argument %q: seeds go in -seeds", fs.Arg(0))}
@@ -347,7 +363,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crawler:", err)
 		return 2
 	}
-	if err := crawl(ctx, o, stdout, stderr); err != nil {
+	do := crawl
+	if o.reindex != "" {
+		do = reindex
+	}
+	if err := do(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "crawler:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -449,7 +469,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	keptGraph := false // without -out: the graph was built, keep it
 	titles := &titleSink{}
 	if out != nil {
-		if err := out.configure(&cfg); err != nil {
+		if err := out.configure(&cfg, o); err != nil {
 			return err
 		}
 		searcher, graphDir = out.index, out.dir

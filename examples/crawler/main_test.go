@@ -72,6 +72,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-seeds-file", filepath.Join(dir, "missing")}, "-seeds-file"},
 		{with("-out", filepath.Join(file, "sub")), "-out"},
 		{[]string{"-out", dir, "-resume"}, "holds no crawl"},
+		{[]string{"-reindex-warc", dir, "-seeds", "http://x/"}, "give it alone"},
+		{[]string{"-reindex-warc", file}, "not a directory"},
 		{[]string{"-nosuch"}, "flag provided but not defined: -nosuch (-h lists the flags)"},
 		{[]string{"-workers", "many"}, `invalid value "many" for flag -workers`},
 	}
@@ -138,8 +140,29 @@ func TestDemo(t *testing.T) {
 			t.Errorf("output %s missing or empty (%v)", f, err)
 		}
 	}
-	if m, _ := filepath.Glob(filepath.Join(out, "warc", "*.warc.gz")); len(m) == 0 {
+	m, _ := filepath.Glob(filepath.Join(out, "warc", "*.warc.gz"))
+	if len(m) == 0 {
 		t.Errorf("no WARC file written")
+	}
+	// Every WARC file has its CDXJ index, which -reindex-warc rebuilds
+	// from the file the same.
+	written := map[string]string{}
+	for _, f := range m {
+		b, err := os.ReadFile(f + ".cdxj")
+		if err != nil || len(b) == 0 {
+			t.Fatalf("index of %s: %d bytes, %v", f, len(b), err)
+		}
+		written[f] = string(b)
+		os.Remove(f + ".cdxj")
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"-reindex-warc", filepath.Join(out, "warc")}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), fmt.Sprintf("indexed %d WARC files", len(m))) {
+		t.Fatalf("-reindex-warc: exit %d, %s %s", code, stdout.String(), stderr.String())
+	}
+	for f, want := range written {
+		if b, err := os.ReadFile(f + ".cdxj"); err != nil || string(b) != want {
+			t.Errorf("%s: rebuilt index differs (%v)", f, err)
+		}
 	}
 	if st, err := os.Stat(filepath.Join(out, "state", "db")); err != nil || !st.IsDir() {
 		t.Errorf("no crawl state in %s/state (%v)", out, err)

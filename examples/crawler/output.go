@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/crawlkit/crawlkit"
@@ -87,8 +89,8 @@ func (out *output) saveSettings(o *options) error {
 }
 
 // configure opens the durable sinks and puts them and the state into cfg.
-func (out *output) configure(cfg *crawlkit.Config) error {
-	w, err := crawlkit.NewWARCSink(&warc.WriterOptions{Dir: filepath.Join(out.dir, "warc"), MaxFileSize: 256 << 20})
+func (out *output) configure(cfg *crawlkit.Config, o *options) error {
+	w, err := crawlkit.NewWARCSink(&warc.WriterOptions{Dir: filepath.Join(out.dir, "warc"), MaxFileSize: 256 << 20, NoRevisits: o.NoRevisits})
 	if err != nil {
 		return err
 	}
@@ -152,3 +154,30 @@ func (t *titleSink) Write(_ context.Context, p *crawlkit.Page) error {
 }
 
 func (t *titleSink) Close() error { return nil }
+
+// reindex rebuilds the CDXJ index of every WARC file in o.reindex
+// (warc.IndexFile). A crawl writes each file's index when the file is
+// complete and its resume rewrites the index of the file it cut back, so
+// this is for indexes lost or damaged, or WARC files from elsewhere. A
+// file a killed crawl left torn should be repaired first (its resume
+// does that, or warc.Repair).
+func reindex(_ context.Context, o *options, stdout, _ io.Writer) error {
+	ents, err := os.ReadDir(o.reindex)
+	if err != nil {
+		return err
+	}
+	files, lines := 0, 0
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".warc") && !strings.HasSuffix(n, ".warc.gz") {
+			continue
+		}
+		k, err := warc.IndexFile(filepath.Join(o.reindex, n))
+		if err != nil {
+			return err
+		}
+		files, lines = files+1, lines+k
+	}
+	fmt.Fprintf(stdout, "crawler: indexed %d WARC files, %d CDXJ lines\n", files, lines)
+	return nil
+}
