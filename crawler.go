@@ -50,6 +50,7 @@ type Crawler struct {
 	plainSinks   []Sink
 
 	c     counters
+	obs   observer                  // Activity's figures
 	start atomic.Pointer[time.Time] // set by Run; Stats reads it from any goroutine
 	prior atomic.Int64              // crawl time of earlier runs, in ns
 	pages pageGate
@@ -74,6 +75,10 @@ type Crawler struct {
 	sinkErrors atomic.Uint64
 	stopReason atomic.Value // string
 	ran        atomic.Bool
+
+	// pauseMu guards resumed, which Pause makes and Resume closes.
+	pauseMu sync.Mutex
+	resumed chan struct{}
 
 	// drained is signalled when a worker finishes the last page in
 	// flight, so that housekeeping sees the end of the crawl at once
@@ -293,6 +298,10 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if !c.ran.CompareAndSwap(false, true) {
 		return Stats{}, ErrAlreadyRan
 	}
+	defer func() {
+		end := time.Now()
+		c.obs.ended.Store(&end)
+	}()
 	defer c.closeAll()
 	defer c.closeSinks()
 	start := time.Now()
@@ -649,6 +658,9 @@ func (c *Crawler) addSeeds(ctx context.Context, early []frontier.URL) error {
 func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 	rec, _ := c.cfg.State.(ContactRecorder)
 	for {
+		if !c.waitResumed(stopCtx.Done()) {
+			return
+		}
 		l, err := c.front.Next(stopCtx)
 		if err != nil {
 			return
