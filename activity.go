@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/robots"
 )
 
@@ -233,6 +234,20 @@ type observer struct {
 
 func (o *observer) stage(s Stage, d time.Duration) { o.stages[s].observe(int64(d), durBoundsNS) }
 
+// connection records the DNS and connect stages of a fetch that opened a
+// connection (a host's first is usually its robots.txt fetch).
+func (o *observer) connection(tm *fetch.Timings) {
+	if tm.Reused {
+		return
+	}
+	if tm.DNS > 0 {
+		o.stage(StageDNS, tm.DNS)
+	}
+	if tm.Connect > 0 {
+		o.stage(StageConnect, tm.Connect)
+	}
+}
+
 // fetched records one fetch of a URL of host.
 func (o *observer) fetched(host string, d time.Duration, bytes int64, failed bool, end time.Time) {
 	o.fetch.observe(int64(d), durBoundsNS)
@@ -408,6 +423,9 @@ func (c *Crawler) Activity(n int) Activity {
 }
 
 func top(m map[string]*HostActivity, n int, order func(a, b HostActivity) int) []HostActivity {
+	if n <= 0 {
+		return nil
+	}
 	all := make([]HostActivity, 0, len(m))
 	for _, h := range m {
 		all = append(all, *h)

@@ -45,7 +45,7 @@ func TestActivity(t *testing.T) {
 	if a.ResponseSize.Count() != a.FetchTime.Count() || a.ResponseSize.Sum <= 0 {
 		t.Errorf("response sizes: %d observations, sum %v", a.ResponseSize.Count(), a.ResponseSize.Sum)
 	}
-	for _, st := range []Stage{StageRobots, StageParse, StageContent, StageCommit} {
+	for _, st := range []Stage{StageRobots, StageConnect, StageParse, StageContent, StageCommit} {
 		if a.Stages[st].Count() == 0 || a.Stages[st].Sum <= 0 {
 			t.Errorf("stage %v: %d observations, %v s", st, a.Stages[st].Count(), a.Stages[st].Sum)
 		}
@@ -140,7 +140,7 @@ func TestPausedStopsOnCancel(t *testing.T) {
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if c.StopReason() != "cancelled" && c.StopReason() != "" {
+	if c.StopReason() != "cancelled" {
 		t.Errorf("stop reason %q", c.StopReason())
 	}
 }

@@ -241,6 +241,7 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 	if err != nil {
 		return nil, err
 	}
+	c.obs.connection(&resp.Timings)
 	c.exchange(ctx, resp, start)
 	rr := &robots.Response{Status: resp.Status, Body: resp.Body}
 	if resp.Location != nil {
@@ -354,6 +355,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	reason, _ := c.stopReason.Load().(string)
 	if reason == "" && ctx.Err() != nil {
 		reason = "cancelled"
+		c.stopReason.CompareAndSwap(nil, reason)
 	}
 	c.cfg.Logger.Info("crawlkit: stopped", "reason", reason, "stats", s.String())
 	return s, err

@@ -500,14 +500,7 @@ func (c *Crawler) observeFetch(rawURL string, resp *fetch.Response, err error, r
 	if resp != nil {
 		size = int64(len(resp.Body))
 		c.obs.size.observe(size, sizeBoundsIn)
-		if tm := &resp.Timings; !tm.Reused {
-			if tm.DNS > 0 {
-				c.obs.stage(StageDNS, tm.DNS)
-			}
-			if tm.Connect > 0 {
-				c.obs.stage(StageConnect, tm.Connect)
-			}
-		}
+		c.obs.connection(&resp.Timings)
 	}
 	failed := err != nil || res.Status >= 400
 	c.obs.fetched(frontier.HostKey(rawURL), res.Duration, size, failed, res.Ended)
