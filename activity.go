@@ -42,17 +42,17 @@ func (s Stage) String() string {
 	return fmt.Sprintf("stage(%d)", uint8(s))
 }
 
-// DurationBounds are the upper bounds, in seconds, of the buckets of every
+// durationBounds are the upper bounds, in seconds, of the buckets of every
 // duration Histogram of Activity.
-var DurationBounds = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+var durationBounds = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
-// SizeBounds are the upper bounds, in bytes, of the buckets of
+// sizeBounds are the upper bounds, in bytes, of the buckets of
 // Activity.ResponseSize.
-var SizeBounds = []float64{1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20}
+var sizeBounds = []float64{1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20}
 
 var (
-	durBoundsNS  = boundsInt(DurationBounds, 1e9)
-	sizeBoundsIn = boundsInt(SizeBounds, 1)
+	durBoundsNS  = boundsInt(durationBounds, 1e9)
+	sizeBoundsIn = boundsInt(sizeBounds, 1)
 )
 
 func boundsInt(b []float64, scale float64) []int64 {
@@ -131,7 +131,7 @@ func (h *hist) observe(v int64, bounds []int64) {
 }
 
 func (h *hist) snapshot(bounds []float64, scale float64) Histogram {
-	s := Histogram{Bounds: bounds, Counts: make([]uint64, len(bounds)+1)}
+	s := Histogram{Bounds: slices.Clone(bounds), Counts: make([]uint64, len(bounds)+1)}
 	for i := range s.Counts {
 		s.Counts[i] = h.counts[i].Load()
 	}
@@ -182,9 +182,12 @@ type Activity struct {
 	Workers int
 
 	// FetchTime is the time of every fetch of a URL (robots.txt aside),
-	// from the request to the end of the body, failed ones included.
+	// from the request to the end of the body, failed ones included. The
+	// duration histograms' bounds are 1, 2.5, 5, 10, 25, 50, 100, 250 and
+	// 500 ms, 1, 2.5, 5, 10 and 30 s.
 	FetchTime Histogram
-	// ResponseSize is the body size of every response (decoded bytes).
+	// ResponseSize is the body size of every response (decoded bytes),
+	// in buckets of 1, 4, 16, 64 and 256 KiB, 1, 4 and 16 MiB.
 	ResponseSize Histogram
 	// Stages holds the time of each stage, indexed by Stage.
 	Stages [numStages]Histogram
@@ -388,8 +391,8 @@ func (c *Crawler) Activity(n int) Activity {
 	a := Activity{
 		Paused:       o.paused.Load(),
 		Workers:      c.cfg.Workers,
-		FetchTime:    o.fetch.snapshot(DurationBounds, 1e9),
-		ResponseSize: o.size.snapshot(SizeBounds, 1),
+		FetchTime:    o.fetch.snapshot(durationBounds, 1e9),
+		ResponseSize: o.size.snapshot(sizeBounds, 1),
 		Robots:       c.robots.Stats(),
 		SinkErrors:   c.sinkErrors.Load(),
 	}
@@ -400,7 +403,7 @@ func (c *Crawler) Activity(n int) Activity {
 		a.Ended = *e
 	}
 	for i := range a.Stages {
-		a.Stages[i] = o.stages[i].snapshot(DurationBounds, 1e9)
+		a.Stages[i] = o.stages[i].snapshot(durationBounds, 1e9)
 	}
 	if r, ok := c.resolver.(interface{ Stats() dns.Stats }); ok {
 		s := r.Stats()

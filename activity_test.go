@@ -150,7 +150,7 @@ func TestHistogramQuantile(t *testing.T) {
 	for _, ms := range []int64{1, 2, 3, 40, 40, 40, 40, 40, 200, 60000} {
 		h.observe(ms*int64(time.Millisecond), durBoundsNS)
 	}
-	s := h.snapshot(DurationBounds, 1e9)
+	s := h.snapshot(durationBounds, 1e9)
 	for _, tt := range []struct {
 		q, want float64
 	}{{0.1, .001}, {0.2, .0025}, {0.5, .05}, {0.9, .25}, {1, math.Inf(1)}} {
@@ -193,5 +193,26 @@ func TestHostTablesBounded(t *testing.T) {
 	}
 	if o.nerrs != MaxRecentErrors+3 || o.errs[0].URL != fmt.Sprint(MaxRecentErrors) {
 		t.Errorf("error ring: %d recorded, slot 0 %q", o.nerrs, o.errs[0].URL)
+	}
+}
+
+// TestOutcomeFinal: every outcome is either final (what became of a URL
+// taken from the frontier) or one of a link's fates or a retry, never
+// both, so that the final ones sum to Stats.Finished.
+func TestOutcomeFinal(t *testing.T) {
+	notFinal := map[Outcome]bool{Queued: true, Filtered: true, DuplicateURL: true, Sent: true, Retried: true}
+	var s Stats
+	var want uint64
+	for o := Outcome(0); o < numOutcomes; o++ {
+		if o.Final() == notFinal[o] {
+			t.Errorf("%v: Final() = %v", o, o.Final())
+		}
+		s.Outcomes[o] = uint64(o) + 1
+		if o.Final() {
+			want += uint64(o) + 1
+		}
+	}
+	if s.Finished() != want || numOutcomes.Final() {
+		t.Errorf("Finished() = %d, want %d", s.Finished(), want)
 	}
 }

@@ -12,14 +12,6 @@ import (
 	"github.com/crawlkit/crawlkit"
 )
 
-// FinalOutcomes are the outcomes a URL taken from the frontier ends in:
-// crawlkit_urls_finished_total has one series for each, and they sum to
-// Stats.Finished. Queued, Retried, DuplicateURL, Filtered and Sent are
-// what became of links, counted by metrics of their own.
-var FinalOutcomes = []crawlkit.Outcome{crawlkit.Fetched, crawlkit.DuplicateContent, crawlkit.Unchanged,
-	crawlkit.Redirected, crawlkit.HTTPError, crawlkit.RobotsDenied, crawlkit.FetchError, crawlkit.ParseError,
-	crawlkit.Abandoned, crawlkit.Parked}
-
 // Collector exports a crawl's Stats and Activity as Prometheus metrics,
 // read from the crawl when scraped: it adds nothing to the crawl's own
 // work. Register it with a registry of your own, or serve MetricsHandler.
@@ -111,8 +103,12 @@ func (m *Collector) Collect(ch chan<- prometheus.Metric) {
 		end = unix(a.Ended.UnixNano())
 	}
 	gauge(dEnd, end)
-	for _, o := range FinalOutcomes {
-		counter(dFinished, float64(s.Outcomes[o]), label(o.String()))
+	// Final outcomes only: their series sum to Stats.Finished. What
+	// became of links, and retries, have metrics of their own.
+	for o, n := range s.Outcomes {
+		if crawlkit.Outcome(o).Final() {
+			counter(dFinished, float64(n), label(crawlkit.Outcome(o).String()))
+		}
 	}
 	counter(dQueued, float64(s.Outcomes[crawlkit.Queued]))
 	counter(dRetried, float64(s.Outcomes[crawlkit.Retried]))

@@ -148,8 +148,8 @@ func (k *Console) view(now time.Time) view {
 
 	// Outcomes of the URLs taken from the frontier: final ones only.
 	v.Finished = s.Finished()
-	for _, o := range FinalOutcomes {
-		if n := s.Outcomes[o]; n > 0 {
+	for i, n := range s.Outcomes {
+		if o := crawlkit.Outcome(i); o.Final() && n > 0 {
 			v.Outcomes = append(v.Outcomes, row{Name: o.String(), N: n, Pct: pct(float64(n), float64(v.Finished)), Class: outcomeClass(o)})
 		}
 	}
