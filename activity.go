@@ -212,7 +212,9 @@ type Activity struct {
 }
 
 // MaxTrackedHosts bounds the table of busy hosts Activity.Busiest is drawn
-// from; the table of slow hosts holds a quarter as many.
+// from; the table of slow hosts holds a quarter as many. A full table
+// makes room for a new host by evicting the least busy (or the fastest)
+// of a few of its hosts drawn at random, so the tables are approximate.
 const MaxTrackedHosts = 256
 
 // MaxRecentErrors is the number of failed URLs Activity.Errors keeps.
@@ -229,8 +231,8 @@ type observer struct {
 	ended  atomic.Pointer[time.Time]
 
 	mu    sync.Mutex
-	busy  map[string]*HostActivity // at most MaxTrackedHosts
-	slow  map[string]*HostActivity // at most MaxTrackedHosts/4
+	busy  hostTable // at most MaxTrackedHosts
+	slow  hostTable // at most MaxTrackedHosts/4
 	errs  [MaxRecentErrors]ErrorRecord
 	nerrs int // errors recorded so far; errs[nerrs%len] is the next slot
 }
@@ -256,42 +258,30 @@ func (o *observer) fetched(host string, d time.Duration, bytes int64, failed boo
 	o.fetch.observe(int64(d), durBoundsNS)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.busy == nil {
-		o.busy = make(map[string]*HostActivity, MaxTrackedHosts)
-		o.slow = make(map[string]*HostActivity, MaxTrackedHosts/4)
-	}
-	busy := o.busy[host]
+	busy := o.busy.find(host)
 	if busy == nil {
-		if len(o.busy) >= MaxTrackedHosts {
-			// The host with the fewest fetches makes room, the one
-			// fetched longest ago among equals: a busy host stays while
-			// new hosts come and go.
-			evict(o.busy, func(a, b *HostActivity) int {
-				return cmp.Or(cmp.Compare(a.Fetches, b.Fetches), a.Last.Compare(b.Last))
+		// A host with few fetches makes room, the one fetched longest ago
+		// among equals: a busy host stays while new hosts come and go.
+		slot := -1
+		if len(o.busy.hosts) >= MaxTrackedHosts {
+			slot = o.busy.victim(func(a, b *HostActivity) bool {
+				return a.Fetches < b.Fetches || a.Fetches == b.Fetches && a.Last.Before(b.Last)
 			})
 		}
-		host = strings.Clone(host) // the key outlives the URL it was cut from
-		busy = &HostActivity{Host: host}
-		o.busy[host] = busy
+		busy = o.busy.put(strings.Clone(host), slot) // the key outlives the URL it was cut from
 	}
 	busy.add(d, bytes, failed, end)
-	slow := o.slow[host]
+	slow := o.slow.find(host)
 	if slow == nil {
-		if len(o.slow) >= MaxTrackedHosts/4 {
-			// The fastest host makes room, if this fetch was slower.
-			var fastest *HostActivity
-			for _, h := range o.slow {
-				if fastest == nil || h.MeanFetch() < fastest.MeanFetch() {
-					fastest = h
-				}
-			}
-			if fastest.MeanFetch() >= d {
+		// A fast host makes room, if this fetch was slower.
+		slot := -1
+		if len(o.slow.hosts) >= MaxTrackedHosts/4 {
+			slot = o.slow.victim(func(a, b *HostActivity) bool { return a.MeanFetch() < b.MeanFetch() })
+			if o.slow.hosts[slot].MeanFetch() >= d {
 				return
 			}
-			delete(o.slow, fastest.Host)
 		}
-		slow = &HostActivity{Host: busy.Host}
-		o.slow[busy.Host] = slow
+		slow = o.slow.put(busy.Host, slot)
 	}
 	slow.add(d, bytes, failed, end)
 }
@@ -307,15 +297,55 @@ func (h *HostActivity) add(d time.Duration, bytes int64, failed bool, end time.T
 	h.Last = end
 }
 
-// evict deletes the least entry of m by less.
-func evict(m map[string]*HostActivity, less func(a, b *HostActivity) int) {
-	var least *HostActivity
-	for _, h := range m {
-		if least == nil || less(h, least) < 0 {
-			least = h
+// hostTable is a bounded table of hosts. A full table makes room for a
+// new host by evicting the least of evictSample entries drawn at random:
+// O(1), where finding the least of all would cost a scan per new host.
+type hostTable struct {
+	idx   map[string]int32
+	hosts []HostActivity
+	rnd   uint64 // xorshift state
+}
+
+const evictSample = 8
+
+func (t *hostTable) find(host string) *HostActivity {
+	if i, ok := t.idx[host]; ok {
+		return &t.hosts[i]
+	}
+	return nil
+}
+
+// victim returns the slot of the least, by less, of a few entries drawn at
+// random from a non-empty table.
+func (t *hostTable) victim(less func(a, b *HostActivity) bool) int {
+	best := -1
+	for range evictSample {
+		t.rnd ^= t.rnd << 13
+		t.rnd ^= t.rnd >> 7
+		t.rnd ^= t.rnd << 17
+		i := int(t.rnd % uint64(len(t.hosts)))
+		if best < 0 || less(&t.hosts[i], &t.hosts[best]) {
+			best = i
 		}
 	}
-	delete(m, least.Host)
+	return best
+}
+
+// put makes host the entry of slot, or of a new slot when slot < 0.
+func (t *hostTable) put(host string, slot int) *HostActivity {
+	if t.idx == nil {
+		t.idx = make(map[string]int32)
+		t.rnd = 0x9e3779b97f4a7c15
+	}
+	if slot < 0 {
+		t.hosts = append(t.hosts, HostActivity{Host: host})
+		slot = len(t.hosts) - 1
+	} else {
+		delete(t.idx, t.hosts[slot].Host)
+		t.hosts[slot] = HostActivity{Host: host}
+	}
+	t.idx[host] = int32(slot)
+	return &t.hosts[slot]
 }
 
 // failed records a failed URL in the ring of recent errors.
@@ -410,10 +440,10 @@ func (c *Crawler) Activity(n int) Activity {
 		a.DNS = &s
 	}
 	o.mu.Lock()
-	a.Busiest = top(o.busy, n, func(a, b HostActivity) int {
+	a.Busiest = top(&o.busy, n, func(a, b HostActivity) int {
 		return cmp.Or(-cmp.Compare(a.Fetches, b.Fetches), strings.Compare(a.Host, b.Host))
 	})
-	a.Slowest = top(o.slow, n, func(a, b HostActivity) int {
+	a.Slowest = top(&o.slow, n, func(a, b HostActivity) int {
 		return cmp.Or(-cmp.Compare(a.MeanFetch(), b.MeanFetch()), strings.Compare(a.Host, b.Host))
 	})
 	k := min(o.nerrs, len(o.errs))
@@ -425,14 +455,11 @@ func (c *Crawler) Activity(n int) Activity {
 	return a
 }
 
-func top(m map[string]*HostActivity, n int, order func(a, b HostActivity) int) []HostActivity {
+func top(t *hostTable, n int, order func(a, b HostActivity) int) []HostActivity {
 	if n <= 0 {
 		return nil
 	}
-	all := make([]HostActivity, 0, len(m))
-	for _, h := range m {
-		all = append(all, *h)
-	}
+	all := slices.Clone(t.hosts)
 	slices.SortFunc(all, order)
 	return all[:min(n, len(all))]
 }

@@ -179,13 +179,18 @@ func TestHostTablesBounded(t *testing.T) {
 		o.fetched(fmt.Sprintf("h%d.test", i), time.Millisecond, 10, i%2 == 0, now)
 	}
 	o.fetched("slow.test", 3*time.Second, 10, false, now)
-	if len(o.busy) != MaxTrackedHosts || len(o.slow) != MaxTrackedHosts/4 {
-		t.Fatalf("tables hold %d and %d hosts", len(o.busy), len(o.slow))
+	if len(o.busy.hosts) != MaxTrackedHosts || len(o.busy.idx) != MaxTrackedHosts || len(o.slow.hosts) != MaxTrackedHosts/4 || len(o.slow.idx) != MaxTrackedHosts/4 {
+		t.Fatalf("tables hold %d (%d) and %d (%d) hosts", len(o.busy.hosts), len(o.busy.idx), len(o.slow.hosts), len(o.slow.idx))
 	}
-	if h := o.busy["busy.test"]; h == nil || h.Fetches != 10 || h.Bytes != 1000 {
+	for h, i := range o.busy.idx {
+		if o.busy.hosts[i].Host != h {
+			t.Fatalf("index says %s is at %d, which holds %s", h, i, o.busy.hosts[i].Host)
+		}
+	}
+	if h := o.busy.find("busy.test"); h == nil || h.Fetches != 10 || h.Bytes != 1000 {
 		t.Errorf("busy host: %+v", h)
 	}
-	if h := o.slow["slow.test"]; h == nil || h.MaxFetch != 3*time.Second {
+	if h := o.slow.find("slow.test"); h == nil || h.MaxFetch != 3*time.Second {
 		t.Errorf("slow host: %+v", h)
 	}
 	for i := range MaxRecentErrors + 3 {
@@ -215,4 +220,49 @@ func TestOutcomeFinal(t *testing.T) {
 	if s.Finished() != want || numOutcomes.Final() {
 		t.Errorf("Finished() = %d, want %d", s.Finished(), want)
 	}
+}
+
+// BenchmarkObserve measures what Activity costs a page: the fetch into
+// the histograms and the host tables, its size, and five stages, over
+// 1,000 hosts (more than the tables hold, so entries are evicted too),
+// from one goroutine and from all of them at once.
+func BenchmarkObserve(b *testing.B) {
+	hosts := make([]string, 1000)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("h%03d.sim.test", i)
+	}
+	now := time.Now()
+	page := func(o *observer, i int) {
+		h := hosts[i%len(hosts)]
+		if i%7 == 0 {
+			h = hosts[0] // a busy host
+		}
+		d := time.Duration(i%50) * time.Millisecond
+		o.size.observe(int64(i%100_000), sizeBoundsIn)
+		o.fetched(h, d, int64(i%100_000), i%17 == 0, now)
+		for _, st := range []Stage{StageRobots, StageParse, StageContent, StageCommit, StageDNS} {
+			o.stage(st, d/10)
+		}
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		var o observer
+		i := 0
+		for b.Loop() {
+			page(&o, i)
+			i++
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/page")
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		var o observer
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				page(&o, i)
+				i++
+			}
+		})
+	})
 }
