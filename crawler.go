@@ -52,6 +52,7 @@ type Crawler struct {
 	plainSinks   []Sink
 
 	c     counters
+	obs   observer                  // Activity's figures
 	start atomic.Pointer[time.Time] // set by Run; Stats reads it from any goroutine
 	prior atomic.Int64              // crawl time of earlier runs, in ns
 	pages pageGate
@@ -76,6 +77,10 @@ type Crawler struct {
 	sinkErrors atomic.Uint64
 	stopReason atomic.Value // string
 	ran        atomic.Bool
+
+	// pauseMu guards resumed, which Pause makes and Resume closes.
+	pauseMu sync.Mutex
+	resumed chan struct{}
 
 	// drained is signalled when a worker finishes the last page in
 	// flight, so that housekeeping sees the end of the crawl at once
@@ -244,6 +249,7 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 	if err != nil {
 		return nil, err
 	}
+	c.obs.connection(&resp.Timings)
 	c.exchange(ctx, resp, start)
 	rr := &robots.Response{Status: resp.Status, Body: resp.Body}
 	if resp.Location != nil {
@@ -301,6 +307,10 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if !c.ran.CompareAndSwap(false, true) {
 		return Stats{}, ErrAlreadyRan
 	}
+	defer func() {
+		end := time.Now()
+		c.obs.ended.Store(&end)
+	}()
 	defer c.closeAll()
 	defer c.closeSinks()
 	start := time.Now()
@@ -353,6 +363,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	reason, _ := c.stopReason.Load().(string)
 	if reason == "" && ctx.Err() != nil {
 		reason = "cancelled"
+		c.stopReason.CompareAndSwap(nil, reason)
 	}
 	c.cfg.Logger.Info("crawlkit: stopped", "reason", reason, "stats", s.String())
 	return s, err
@@ -657,6 +668,9 @@ func (c *Crawler) addSeeds(ctx context.Context, early []frontier.URL) error {
 func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 	rec, _ := c.cfg.State.(ContactRecorder)
 	for {
+		if !c.waitResumed(stopCtx.Done()) {
+			return
+		}
 		l, err := c.front.Next(stopCtx)
 		if err != nil {
 			return

@@ -77,6 +77,8 @@
 //     replays them.
 //   - crawldb: the crawl's State on disk (Pebble), safe against a kill at
 //     any instant; statetest: the conformance suite of State.
+//   - console: an http.Handler with the crawl's status console for its
+//     operator and its Prometheus metrics.
 //
 // # Using the crawler
 //
@@ -104,6 +106,9 @@
 //
 // Every URL ends in exactly one Outcome (fetched, duplicate content,
 // robots-denied, filtered with its reason, ...), counted in Stats.
+// Activity details a running crawl for its operator (time per stage,
+// busiest and slowest hosts, recent errors, caches); Pause and Resume hold
+// and release its workers; package console serves both, with metrics.
 //
 // # Configuration
 //

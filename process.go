@@ -36,6 +36,7 @@ type work struct {
 	alias    bool            // a duplicate the rules explain: not counted by the trap defence
 	parkedOn string          // with outcome Parked: the URL the lease's URL is parked on
 	signal   signal          // what the fetch says about the host's load, for the back-off
+	err      error           // with outcome ParseError: the parser's error
 	seeds    bool            // cands are the seeds
 	received bool            // cands came through Add
 	t        tally
@@ -55,9 +56,14 @@ type parked struct {
 func (c *Crawler) process(ctx context.Context, l *frontier.Lease) bool {
 	w := &work{l: l}
 	c.run(ctx, w)
+	if !w.requeue {
+		c.recordFailure(w)
+	}
+	start := time.Now()
 	if err := c.commit(ctx, w); err != nil {
 		c.fail(err)
 	}
+	c.obs.stage(StageCommit, time.Since(start))
 	return !w.requeue && (w.outcome == Fetched || w.outcome == DuplicateContent || w.outcome == Unchanged)
 }
 
@@ -99,7 +105,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 
 	// Robots.txt immediately before the fetch: rules change while URLs
 	// wait in the frontier.
+	checked := time.Now()
 	v, err := c.robots.Check(ctx, u)
+	c.obs.stage(StageRobots, time.Since(checked))
 	w.res.CrawlDelay = v.CrawlDelay
 	switch {
 	case err != nil:
@@ -154,6 +162,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	if w.res.Duration <= 0 {
 		w.res.Duration = time.Since(start)
 	}
+	c.observeFetch(l.URL.URL, resp, err, w.res)
 	if err != nil {
 		w.res.Err = err
 		kind := fetch.KindOther
@@ -217,7 +226,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		return
 	}
 
+	parsing := time.Now()
 	doc, err := c.parser.Parse(resp)
+	c.obs.stage(StageParse, time.Since(parsing))
 	if doc != nil && doc.LinksDropped > 0 {
 		w.t.dropped = uint32(min(doc.LinksDropped, math.MaxInt32))
 	}
@@ -227,10 +238,12 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		doc = &fetch.Document{URL: resp.URL}
 	case err != nil:
 		c.reportError(l.URL.URL, err)
-		w.outcome = ParseError
+		w.outcome, w.err = ParseError, err
 		return
 	}
+	seeing := time.Now()
 	dup, first := c.seenContent(ctx, w, resp, doc)
+	c.obs.stage(StageContent, time.Since(seeing))
 	if c.rules != nil && w.outcome != Unchanged {
 		// Every fetch is evidence for the URL rewrite rules: a page whose
 		// content was first seen at another URL supports the rules that
@@ -495,6 +508,43 @@ func (c *Crawler) revisitInterval(h frontier.History, changed bool) time.Duratio
 	}
 	d := time.Duration(float64(time.Second) / rate)
 	return min(max(d, c.cfg.MinRevisit), c.cfg.MaxRevisit)
+}
+
+// observeFetch records a fetch of rawURL for Activity: its time, the
+// response's size, its host's figures and the DNS and connect stages.
+func (c *Crawler) observeFetch(rawURL string, resp *fetch.Response, err error, res frontier.Result) {
+	var size int64
+	if resp != nil {
+		size = int64(len(resp.Body))
+		c.obs.size.observe(size, sizeBoundsIn)
+		c.obs.connection(&resp.Timings)
+	}
+	failed := err != nil || res.Status >= 400
+	c.obs.fetched(frontier.HostKey(rawURL), res.Duration, size, failed, res.Ended)
+}
+
+// recordFailure puts a lease that ended in failure into Activity's ring of
+// recent errors.
+func (c *Crawler) recordFailure(w *work) {
+	r := ErrorRecord{URL: w.l.URL.URL}
+	switch w.outcome {
+	case FetchError:
+		r.Kind = w.t.errKind
+		if w.res.Err != nil {
+			r.Err = w.res.Err.Error()
+		}
+	case HTTPError:
+		r.Kind, r.Status = "http", w.res.Status
+	case ParseError:
+		r.Kind = "parse"
+		if w.err != nil {
+			r.Err = w.err.Error()
+		}
+	default:
+		return
+	}
+	r.Time = time.Now()
+	c.obs.failed(r)
 }
 
 func (c *Crawler) reportError(u string, err error) {

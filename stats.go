@@ -115,10 +115,25 @@ func (s Stats) PagesPerSecond() float64 {
 // Finished returns the number of queued URLs that reached a final outcome.
 func (s Stats) Finished() uint64 {
 	var n uint64
-	for _, o := range []Outcome{Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned, Parked} {
-		n += s.Outcomes[o]
+	for o, c := range s.Outcomes {
+		if Outcome(o).Final() {
+			n += c
+		}
 	}
 	return n
+}
+
+// Final reports whether o is what becomes of a URL taken from the
+// frontier (Fetched, DuplicateContent, Unchanged, Redirected, HTTPError,
+// RobotsDenied, FetchError, ParseError, Abandoned, Parked), as opposed to
+// what becomes of a link (Queued, Filtered, DuplicateURL, Sent) or a
+// fetch to be tried again (Retried).
+func (o Outcome) Final() bool {
+	switch o {
+	case Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned, Parked:
+		return true
+	}
+	return false
 }
 
 // String returns a one-line summary, as the progress log prints it.

@@ -70,6 +70,7 @@ import (
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/cluster"
+	"github.com/crawlkit/crawlkit/console"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/index"
 )
@@ -152,6 +153,8 @@ type options struct {
 	status  string
 	quiet   bool
 	reindex string
+	// statusLinger keeps the console served after the crawl.
+	statusLinger dur
 }
 
 // usageError is a problem with the command line: exit status 2.
@@ -183,6 +186,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.DNSServer, "dns", o.DNSServer, "use this nameserver (IP:PORT) instead of /etc/resolv.conf's")
 	fs.BoolVar(&o.AllowPrivate, "allow-private", o.AllowPrivate, "permit loopback and private addresses (refused by default)")
 	fs.StringVar(&o.status, "status", "", "serve a live status page and /metrics on this address (e.g. 127.0.0.1:8081)")
+	fs.Var(&o.statusLinger, "status-linger", "with -status: keep serving the console this long after the crawl ends (Ctrl-C ends the wait)")
 	fs.IntVar(&o.PerHost, "max-per-host", o.PerHost, "admit at most this many URLs per host (bounds spider traps; -1: no limit)")
 	fs.IntVar(&o.PerDomain, "max-per-domain", o.PerDomain, "admit at most this many URLs per registrable domain (-1: no limit)")
 	fs.IntVar(&o.HostsPerDomain, "max-hosts-per-domain", o.HostsPerDomain, "admit URLs of at most this many hosts per registrable domain (bounds subdomain explosions; -1: no limit)")
@@ -222,7 +226,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		if err != nil {
 			return nil, err
 		}
-		saved.out, saved.resume, saved.status, saved.quiet = o.out, true, o.status, o.quiet
+		saved.out, saved.resume, saved.status, saved.statusLinger, saved.quiet = o.out, true, o.status, o.statusLinger, o.quiet
 		fs := flagSet(saved, stderr)
 		fs.SetOutput(io.Discard)
 		if err := fs.Parse(args); err != nil {
@@ -511,12 +515,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "status page: http://%s/\n", status.Addr())
 	}
 	cfg.ProgressInterval = time.Second
-	cfg.Progress = func(s crawlkit.Stats) {
-		progress.update(s)
-		if status != nil {
-			status.record(s)
-		}
-	}
+	cfg.Progress = progress.update
 
 	var node *cluster.Node
 	if o.Node != "" {
@@ -549,14 +548,17 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("joining the cluster: %w", err)
 		}
 	}
+	// The console's stop control stops the crawl as a first Ctrl-C does.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
 	if status != nil {
-		status.stats = c.Stats
+		status.attach(c, &console.Options{Settings: consoleSettings(o), Controls: true, Stop: stopRun})
+		// The console outlives the crawl: it shows the final figures
+		// while the graph is built, and for -status-linger after.
+		defer lingerStatus(ctx, stdout, status, time.Duration(o.statusLinger))
 	}
-	stats, err := c.Run(ctx)
+	stats, err := c.Run(runCtx)
 	progress.done(stats)
-	if status != nil {
-		status.record(stats)
-	}
 	if err != nil {
 		if errors.Is(err, crawlkit.ErrNoSeeds) && o.resume {
 			return errors.New("nothing left to crawl in " + o.out)
@@ -567,7 +569,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := writeRules(stdout, c, out); err != nil {
 		return err
 	}
-	if stopping.Load() || ctx.Err() != nil {
+	if stopping.Load() || runCtx.Err() != nil {
 		// A stop asked for by a signal: the pages in flight were
 		// committed; the graph is built when the crawl ends.
 		if out != nil {

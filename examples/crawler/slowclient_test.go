@@ -1,25 +1,37 @@
 package main
 
 import (
-	"github.com/crawlkit/crawlkit/internal/slowclient"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/console"
+	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/internal/slowclient"
 )
 
 // TestStatusServerSlowClients: the status page's server drops a slowloris
 // client (a request header sent a byte at a time) once ReadHeaderTimeout
-// (5 s) has passed, refuses an oversized header (431), and answers only
-// GET / and GET /metrics.
+// (5 s) has passed, refuses an oversized header (431), bounds request
+// bodies, and answers only the console's paths.
 func TestStatusServerSlowClients(t *testing.T) {
 	s, err := startStatus("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if code, _ := httpGet(t, "http://"+s.Addr()+"/"); code != http.StatusServiceUnavailable {
+		t.Errorf("before the crawler exists: status %d, want 503", code)
+	}
+	c, err := crawlkit.New(crawlkit.Config{Seeds: []string{"http://a.test/"}, Resolver: dns.System{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.attach(c, &console.Options{Controls: true})
 	var (
 		wg   sync.WaitGroup
 		slow time.Duration
@@ -35,7 +47,8 @@ func TestStatusServerSlowClients(t *testing.T) {
 		want         int
 	}{
 		{"GET", "/", 200}, {"GET", "/metrics", 200}, {"GET", "/nope", 404}, {"GET", "/../../etc/passwd", 404},
-		{"POST", "/", 405}, {"DELETE", "/metrics", 405},
+		{"POST", "/", 405}, {"DELETE", "/metrics", 405}, {"GET", "/live", 200}, {"GET", "/pause", 405},
+		{"POST", "/pause", 200}, // from loopback: paused, and the redirect to the page followed
 	} {
 		req, _ := http.NewRequest(tt.method, "http://"+s.Addr()+tt.path, strings.NewReader(strings.Repeat("x", 4<<10)))
 		resp, err := http.DefaultClient.Do(req)
@@ -50,6 +63,9 @@ func TestStatusServerSlowClients(t *testing.T) {
 		if n > 1<<20 {
 			t.Errorf("%s %s: %d-byte answer", tt.method, tt.path, n)
 		}
+	}
+	if !c.Paused() {
+		t.Error("POST /pause from loopback did not pause the crawl")
 	}
 	http.DefaultClient.CloseIdleConnections()
 	wg.Wait()

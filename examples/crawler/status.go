@@ -3,17 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"html/template"
 	"io"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
-	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/console"
 )
 
 // progress prints a live progress line: overwritten in place on a
@@ -64,27 +63,16 @@ func (p *progress) done(s crawlkit.Stats) {
 	}
 }
 
-// statusServer serves a live status page (an HTML page with a
-// server-rendered SVG chart of pages/s and frontier size) and /metrics in
-// the Prometheus text format.
+// statusServer serves the crawl's console (package console: the status
+// page, its live part, /metrics and the controls) and the Go profiler.
+// It listens before the crawler exists, so that a bad -status address
+// fails the command at once; until attach, the console's paths answer
+// 503.
 type statusServer struct {
-	srv   *http.Server
-	ln    net.Listener
-	stats func() crawlkit.Stats
-
-	mu      sync.Mutex
-	samples []sample // ring of the last maxSamples
-	last    crawlkit.Stats
+	srv     *http.Server
+	ln      net.Listener
+	console atomic.Pointer[console.Console]
 }
-
-type sample struct {
-	t        time.Duration
-	rate     float64
-	frontier int
-	pages    uint64
-}
-
-const maxSamples = 600
 
 func startStatus(addr string) (*statusServer, error) {
 	ln, err := net.Listen("tcp", addr)
@@ -93,8 +81,14 @@ func startStatus(addr string) (*statusServer, error) {
 	}
 	s := &statusServer{ln: ln}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.page)
-	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		k := s.console.Load()
+		if k == nil {
+			http.Error(w, "the crawl is starting", http.StatusServiceUnavailable)
+			return
+		}
+		k.ServeHTTP(w, r)
+	})
 	// The Go profiler, for an operator asking where a crawl's time or
 	// memory goes: go tool pprof http://ADDR/debug/pprof/heap
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
@@ -112,6 +106,11 @@ func startStatus(addr string) (*statusServer, error) {
 	return s, nil
 }
 
+// attach serves c's console from now on.
+func (s *statusServer) attach(c *crawlkit.Crawler, opts *console.Options) {
+	s.console.Store(console.New(c, opts))
+}
+
 // longWrite lifts the server's write timeout for a handler that streams
 // for as long as its request asks (a CPU profile, a trace).
 func longWrite(h http.HandlerFunc) http.HandlerFunc {
@@ -126,126 +125,44 @@ func (s *statusServer) Addr() string { return s.ln.Addr().String() }
 func (s *statusServer) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	if k := s.console.Load(); k != nil {
+		k.Close()
+	}
+	return err
 }
 
-// record adds a progress sample; the rate is over the last interval.
-func (s *statusServer) record(st crawlkit.Stats) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rate := st.PagesPerSecond()
-	if n := len(s.samples); n > 0 {
-		prev := s.samples[n-1]
-		if dt := (st.Elapsed - prev.t).Seconds(); dt > 0 {
-			rate = float64(st.Pages()-prev.pages) / dt
-		}
+// consoleSettings are the rows of the console's settings table that the
+// crawler does not know: where the output goes and how the crawl runs.
+func consoleSettings(o *options) []console.Setting {
+	out := o.out
+	if out == "" {
+		out = "none (no -out: nothing is kept)"
 	}
-	s.samples = append(s.samples, sample{t: st.Elapsed, rate: rate, frontier: st.Frontier.Pending(), pages: st.Pages()})
-	if len(s.samples) > maxSamples {
-		s.samples = append(s.samples[:0], s.samples[len(s.samples)-maxSamples:]...)
+	rows := []console.Setting{{Name: "output directory", Value: out}}
+	switch {
+	case o.Demo:
+		rows = append(rows, console.Setting{Name: "web", Value: fmt.Sprintf("simulated: %d hosts, about %d pages each", o.DemoHosts, o.DemoPages)})
+	case o.Node != "":
+		rows = append(rows, console.Setting{Name: "cluster", Value: "node " + o.Node + " of " + o.Nodes})
 	}
-	s.last = st
+	if o.resume {
+		rows = append(rows, console.Setting{Name: "resumed", Value: "yes: counters and limits include earlier runs"})
+	}
+	return rows
 }
 
-func (s *statusServer) current() (crawlkit.Stats, []sample) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.last
-	if s.stats != nil {
-		st = s.stats()
+// lingerStatus keeps the console served for d after the crawl, or until
+// ctx is done (Ctrl-C), so that an operator can read the final figures.
+func lingerStatus(ctx context.Context, stdout io.Writer, s *statusServer, d time.Duration) {
+	if d <= 0 || ctx.Err() != nil {
+		return
 	}
-	return st, append([]sample(nil), s.samples...)
-}
-
-var pageTmpl = template.Must(template.New("status").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
-<title>crawlkit status</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}td{padding:2px 12px 2px 0}td.n{text-align:right;font-variant-numeric:tabular-nums}svg{border:1px solid #ccc;background:#fafafa}</style>
-</head><body>
-<h1>crawlkit</h1>
-<p>{{.Line}}</p>
-<h2>Pages per second (blue) and frontier size (orange)</h2>
-{{.Chart}}
-<h2>Outcomes</h2>
-<table>{{range .Outcomes}}<tr><td>{{.Name}}</td><td class="n">{{.N}}</td></tr>{{end}}</table>
-<p><a href="/metrics">/metrics</a></p>
-</body></html>
-`))
-
-func (s *statusServer) page(w http.ResponseWriter, r *http.Request) {
-	st, samples := s.current()
-	type row struct {
-		Name string
-		N    uint64
+	fmt.Fprintf(stdout, "\ncrawl over; the console stays at http://%s/ for %v (Ctrl-C to exit now)\n", s.Addr(), d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
 	}
-	var rows []row
-	for o := crawlkit.Outcome(0); o < crawlkit.Outcome(len(st.Outcomes)); o++ {
-		rows = append(rows, row{o.String(), st.Outcomes[o]})
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	pageTmpl.Execute(w, map[string]any{
-		"Line":     progressLine(st),
-		"Chart":    template.HTML(chartSVG(samples, 720, 240)),
-		"Outcomes": rows,
-	})
-}
-
-// chartSVG draws two series over time, each scaled to its own maximum
-// (the left axis is pages/s, the right axis frontier size).
-func chartSVG(samples []sample, w, h int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="pages per second and frontier size over time">`, w, h, w, h)
-	if len(samples) < 2 {
-		b.WriteString(`<text x="10" y="20">collecting samples…</text></svg>`)
-		return b.String()
-	}
-	const pad = 40
-	maxRate, maxFront := 1.0, 1
-	for _, s := range samples {
-		maxRate = max(maxRate, s.rate)
-		maxFront = max(maxFront, s.frontier)
-	}
-	t0, t1 := samples[0].t, samples[len(samples)-1].t
-	span := max((t1 - t0).Seconds(), 1e-9)
-	x := func(t time.Duration) float64 { return pad + (t-t0).Seconds()/span*float64(w-2*pad) }
-	y := func(v, vmax float64) float64 { return float64(h-pad) - v/vmax*float64(h-2*pad) }
-	line := func(color string, val func(sample) float64, vmax float64) {
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, color)
-		for _, s := range samples {
-			fmt.Fprintf(&b, "%.1f,%.1f ", x(s.t), y(val(s), vmax))
-		}
-		b.WriteString(`"/>`)
-	}
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>`, pad, h-pad, w-pad, h-pad)
-	line("#1f77b4", func(s sample) float64 { return s.rate }, maxRate)
-	line("#ff7f0e", func(s sample) float64 { return float64(s.frontier) }, float64(maxFront))
-	fmt.Fprintf(&b, `<text x="4" y="%d" fill="#1f77b4">%.0f/s</text>`, pad-8, maxRate)
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#ff7f0e" text-anchor="end">%d</text>`, w-4, pad-8, maxFront)
-	fmt.Fprintf(&b, `<text x="%d" y="%d">%.0fs</text><text x="%d" y="%d" text-anchor="end">%.0fs</text>`, pad, h-pad+16, t0.Seconds(), w-pad, h-pad+16, t1.Seconds())
-	b.WriteString(`</svg>`)
-	return b.String()
-}
-
-func (s *statusServer) metrics(w http.ResponseWriter, r *http.Request) {
-	st, _ := s.current()
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	fmt.Fprintln(w, "# HELP crawlkit_urls_total URLs by outcome.")
-	fmt.Fprintln(w, "# TYPE crawlkit_urls_total counter")
-	for o := crawlkit.Outcome(0); o < crawlkit.Outcome(len(st.Outcomes)); o++ {
-		fmt.Fprintf(w, "crawlkit_urls_total{outcome=%q} %d\n", strings.ReplaceAll(o.String(), " ", "_"), st.Outcomes[o])
-	}
-	gauge := func(name, help string, v any) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %v\n", name, help, name, name, v)
-	}
-	counter := func(name, help string, v any) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %v\n", name, help, name, name, v)
-	}
-	counter("crawlkit_pages_total", "Pages fetched with a 2xx answer.", st.Pages())
-	counter("crawlkit_bytes_total", "Body bytes received.", st.Bytes)
-	counter("crawlkit_links_total", "Links extracted.", st.Links)
-	gauge("crawlkit_frontier_urls", "URLs queued, leased or scheduled.", st.Frontier.Pending())
-	gauge("crawlkit_hosts", "Hosts with URLs queued so far.", st.Hosts)
-	gauge("crawlkit_inflight", "URLs being processed.", st.InFlight)
-	gauge("crawlkit_elapsed_seconds", "Time since the crawl started.", st.Elapsed.Seconds())
 }
