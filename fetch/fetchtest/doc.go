@@ -80,6 +80,15 @@
 // Per-host budgets do not stop it (each host has three pages); budgets per
 // registrable domain do.
 //
+// With Config.Members, members.<Domain> is a site behind a login: / and
+// /login are public; POST /login with user=MembersUser and
+// password=MembersPassword answers 303 to /members/ and sets a host-only
+// session cookie, a cookie for every host under Domain and a Secure one
+// (which must never come back over http); the protected pages under
+// /members/ (MembersPages, a tree from the index) answer 302 to the form
+// without the session and 403 with one the server never issued. Nothing
+// links the host, and Pages and Reachable leave it out.
+//
 // Unknown paths answer 404. Text responses are gzip-encoded when the request
 // accepts gzip; pages, robots.txt files and sitemaps carry an ETag, pages
 // also Last-Modified, and If-None-Match / If-Modified-Since are answered 304. Config.Latency and
@@ -143,7 +152,8 @@
 // # Request log
 //
 // Every request is logged (Log, ResetLog) with host, method, path, user
-// agent, connection id, start and end time, status and bytes. MaxConcurrency
+// agent, Cookie header, connection id, the client's address, start and
+// end time, status and bytes. MaxConcurrency
 // and MinGap measure politeness per host; RobotsViolations lists the
 // requests robots.txt forbade an agent.
 package fetchtest
