@@ -156,4 +156,23 @@
 // end time, status and bytes. MaxConcurrency
 // and MinGap measure politeness per host; RobotsViolations lists the
 // requests robots.txt forbade an agent.
+//
+// # Proxy
+//
+// NewProxy starts a forward proxy on 127.0.0.1 for tests of fetchers that
+// go through one: an HTTP proxy (CONNECT tunnels, and plain http requests
+// in absolute form forwarded) and a SOCKS5 server, optionally asking for
+// credentials. Its log (ProxyRequest) records each tunnel or forwarded
+// request with the target asked for, the Host header of a CONNECT, the
+// user and the proxy's own address on the upstream connection, which the
+// web's log shows as the client's (Request.Remote): a test matches the
+// two to prove every request went through the proxy. By default it
+// connects to loopback IP addresses only; Web.DialAt lets it reach the
+// web at a stand-in public address, so that a fetcher that refuses
+// private targets can still be tested against the web through it:
+//
+//	ip := netip.MustParseAddr("192.88.99.7") // resolve the web's names to this
+//	p := fetchtest.NewProxy(fetchtest.ProxyConfig{Dial: w.DialAt(ip)})
+//	defer p.Close()
+//	// a fetcher with Proxy p.HTTPURL() or p.SOCKS5URL(), its targets judged public
 package fetchtest
