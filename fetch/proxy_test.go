@@ -2,9 +2,14 @@ package fetch
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
+	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -350,5 +355,46 @@ func BenchmarkFetchProxy(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/fetch")
 			})
 		}
+	}
+}
+
+// TestProxyTLS: https goes through both kinds of proxy, TLS end to end
+// with the server (SNI and the certificate check use the name, the tunnel
+// the IP), HTTP/2 when the server offers it.
+func TestProxyTLS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "secret over ", r.Proto)
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the wrong name's handshake fails on purpose
+	srv.StartTLS()
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	tc.RootCAs = pool
+	p := fetchtest.NewProxy(fetchtest.ProxyConfig{})
+	defer p.Close()
+	res := newMapResolver("example.com", "127.0.0.1", "wrongname.test", "127.0.0.1")
+	for _, pu := range []*url.URL{p.HTTPURL(), p.SOCKS5URL()} {
+		f := NewHTTP(&Options{Resolver: res, AllowPrivate: true, TLSConfig: tc, Proxy: ProxyURL(pu)})
+		loopbackOnly(t, f)
+		resp, err := get(t, f, "https://example.com:"+port+"/")
+		if err != nil || string(resp.Body) != "secret over HTTP/2.0" {
+			t.Errorf("%s: %v, %v", pu.Scheme, resp, err)
+		}
+		_, err = get(t, f, "https://wrongname.test:"+port+"/")
+		wantKind(t, err, KindTLS, nil)
+		f.Close()
+	}
+	want := "127.0.0.1:" + port
+	for _, e := range p.Log() {
+		if e.Target != want || e.Status != 200 && e.Status != 0 {
+			t.Errorf("proxy log %+v, want a tunnel to %s", e, want)
+		}
+	}
+	if n := len(p.Log()); n != 4 {
+		t.Errorf("%d tunnels, want 4", n)
 	}
 }
