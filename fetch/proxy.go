@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/proxy"
 )
 
@@ -251,7 +252,10 @@ func (f *HTTP) tunnel(ctx context.Context, scheme string, pu *url.URL, paddrs []
 // address to connect to).
 func (f *HTTP) connect(conn net.Conn, pu *url.URL, target netip.AddrPort, hostport string) (net.Conn, error) {
 	var b strings.Builder
-	b.WriteString("CONNECT " + target.String() + " HTTP/1.1\r\nHost: " + hostport + "\r\nUser-Agent: " + f.opts.UserAgent + "\r\n")
+	b.WriteString("CONNECT " + target.String() + " HTTP/1.1\r\nHost: " + hostport + "\r\n")
+	if httpguts.ValidHeaderFieldValue(f.opts.UserAgent) { // it is written raw here, not by net/http
+		b.WriteString("User-Agent: " + f.opts.UserAgent + "\r\n")
+	}
 	if pu.User != nil {
 		pw, _ := pu.User.Password()
 		b.WriteString("Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(pu.User.Username()+":"+pw)) + "\r\n")
