@@ -556,7 +556,8 @@ func (c *Crawler) reportError(u string, err error) {
 // transient reports failures worth another try later.
 func transient(k fetch.Kind) bool {
 	switch k {
-	case fetch.KindTimeout, fetch.KindReset, fetch.KindConnect, fetch.KindDNS:
+	case fetch.KindTimeout, fetch.KindReset, fetch.KindConnect, fetch.KindDNS,
+		fetch.KindProxy: // a proxy down, or refusing for now
 		return true
 	}
 	return false

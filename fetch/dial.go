@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -12,6 +13,7 @@ import (
 // fetch. It travels in the request's context, which the transport passes to
 // DialContext.
 type connTrace struct {
+	url     *url.URL // the request's, for Options.Proxy
 	mu      sync.Mutex
 	dns     time.Duration
 	connect time.Duration
@@ -79,36 +81,60 @@ var (
 )
 
 // dial resolves the host of addr with the fetcher's resolver and connects to
-// the first address that is allowed and answers. Checking the addresses
-// returned here, and dialing exactly them, is what defeats DNS rebinding: a
-// name cannot pass a check with one address and be dialed with another.
+// the first address that is allowed and answers, directly or through the
+// proxy Options.Proxy chooses. Checking the addresses returned here, and
+// dialing exactly them (or asking the proxy for exactly them), is what
+// defeats DNS rebinding: a name cannot pass a check with one address and
+// be dialed with another.
 func (f *HTTP) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, &Error{Op: "dial", Kind: KindBadURL, Err: err}
 	}
 	tr, _ := ctx.Value(traceKey{}).(*connTrace)
+	var pu *url.URL
+	if f.opts.Proxy != nil {
+		target := &url.URL{Scheme: "http", Host: addr}
+		if tr != nil && tr.url != nil {
+			target = tr.url
+		}
+		if pu, err = f.opts.Proxy(target); err != nil {
+			return nil, &Error{Op: "proxy", Kind: KindProxy, Err: err}
+		}
+	}
 	start := time.Now()
 	addrs, err := f.opts.Resolver.LookupNetIP(ctx, host)
 	dnsTime := time.Since(start)
+	if tr != nil {
+		tr.mu.Lock()
+		tr.dns = dnsTime
+		tr.mu.Unlock()
+	}
 	if err != nil {
 		return nil, classify("resolve", "", err, context.Cause(ctx)).withKind(KindDNS, ctx)
 	}
-	var lastErr error
-	refused := 0
+	allowed := addrs[:0:0]
 	for _, a := range addrs {
-		a = a.Unmap()
-		if !f.opts.AllowPrivate && IsPrivate(a) {
-			refused++
-			continue
+		if a = a.Unmap(); f.opts.AllowPrivate || !IsPrivate(a) {
+			allowed = append(allowed, a)
 		}
+	}
+	switch {
+	case len(allowed) == 0 && len(addrs) > 0:
+		return nil, &Error{Op: "dial", Kind: KindRefused, Err: ErrPrivateAddress}
+	case len(allowed) == 0:
+		return nil, &Error{Op: "resolve", Kind: KindDNS, Err: &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}}
+	case pu != nil:
+		return f.dialProxied(ctx, pu, allowed, host, port, tr)
+	}
+	var lastErr error
+	for _, a := range allowed {
 		cstart := time.Now()
-		d := net.Dialer{Timeout: f.opts.ConnectTimeout}
-		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(a, parsePort(port)).String())
+		conn, err := f.tcp(ctx, network, netip.AddrPortFrom(a, parsePort(port)).String())
 		if err == nil {
 			if tr != nil {
 				tr.mu.Lock()
-				tr.dns, tr.connect = dnsTime, time.Since(cstart)
+				tr.connect = time.Since(cstart)
 				tr.mu.Unlock()
 			}
 			return conn, nil
@@ -118,18 +144,11 @@ func (f *HTTP) dial(ctx context.Context, network, addr string) (net.Conn, error)
 			break
 		}
 	}
-	switch {
-	case lastErr != nil:
-		e := classify("dial", "", lastErr, context.Cause(ctx))
-		if ne, ok := lastErr.(net.Error); ok && ne.Timeout() && ctx.Err() == nil {
-			e.Kind, e.Err = KindTimeout, ErrConnectTimeout
-		}
-		return nil, e
-	case refused > 0:
-		return nil, &Error{Op: "dial", Kind: KindRefused, Err: ErrPrivateAddress}
-	default:
-		return nil, &Error{Op: "resolve", Kind: KindDNS, Err: &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}}
+	e := classify("dial", "", lastErr, context.Cause(ctx))
+	if ne, ok := lastErr.(net.Error); ok && ne.Timeout() && ctx.Err() == nil {
+		e.Kind, e.Err = KindTimeout, ErrConnectTimeout
 	}
+	return nil, e
 }
 
 // withKind sets the kind unless the context's cause or cancellation decided

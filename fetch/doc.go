@@ -38,6 +38,46 @@
 //
 // Static is a second Fetcher, serving fixed responses from memory.
 //
+// # Sessions, headers and proxies
+//
+// All of these are off by default. Options.Jar keeps cookies between
+// fetches (net/http/cookiejar with golang.org/x/net/publicsuffix makes
+// one), so a crawl keeps a session: every answer's cookies go in, a
+// redirect's too, and each request carries what the jar's domain, path
+// and Secure rules give its URL. PostForm sends a form the way a login
+// page does, through the same guard, proxy, limits and jar; logging in
+// before a crawl is one call:
+//
+//	jar, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
+//	f := fetch.NewHTTP(&fetch.Options{Jar: jar})
+//	resp, err := f.PostForm(ctx, loginURL, url.Values{"user": {u}, "password": {pw}})
+//	// resp.Status 303 and a session cookie in the jar; crawl on with f
+//
+// Options.Prepare is the hook for whatever must happen to each request
+// (a token to refresh, a signature, a login made when first needed).
+// Options.Header and HostHeader add request headers to every request and
+// to the requests of one host; the headers the fetcher owns (User-Agent,
+// Accept-Encoding, the conditional ones, the hop-by-hop ones) cannot be
+// set there: robots.txt rules are matched against one announced agent,
+// and the fetcher decodes gzip itself, within its limits. Validate and
+// ParseHeader report bad headers as errors wrapping ErrOption.
+//
+// Options.Proxy sends connections through an HTTP (CONNECT) or SOCKS5
+// proxy, chosen per URL; ParseProxy checks a proxy URL and ProxyURL makes
+// the common one-proxy choice. The guard still judges every target: the
+// fetcher resolves the name itself, refuses private addresses (unless
+// AllowPrivate) and asks the proxy for a tunnel to the address it judged,
+// never to the name, so neither DNS rebinding nor the proxy's resolver
+// can take a fetch elsewhere (HTTP CONNECT IP:port with the name in the
+// Host header; SOCKS5 CONNECT to the IP; socks5h, which would have the
+// proxy resolve names, is refused). The proxy's own address is judged
+// too: a proxy on a loopback or private address needs AllowPrivateProxy
+// (or AllowPrivate). Plain http goes through a CONNECT tunnel as well,
+// not as a forwarded request, since a forwarding proxy resolves the name
+// itself. Proxy failures are KindProxy; a target the proxy reports
+// refused or unreachable is KindConnect, as without a proxy; the
+// *ProxyError carries the proxy's answer.
+//
 // # Parsing
 //
 // A Parser turns a response into a Document: title, visible text, language,

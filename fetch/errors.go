@@ -29,12 +29,13 @@ const (
 	KindReset                // the connection was reset or closed before the response was complete
 	KindProtocol             // the server did not speak HTTP, or sent a body that does not decode
 	KindCanceled             // the caller's context was canceled
+	KindProxy                // the proxy could not be reached, refused the tunnel or failed (see ProxyError)
 )
 
 var kindNames = [...]string{
 	KindOther: "other", KindBadURL: "bad url", KindDNS: "dns", KindRefused: "refused address",
 	KindConnect: "connect", KindTLS: "tls", KindTimeout: "timeout", KindTooLarge: "too large",
-	KindReset: "reset", KindProtocol: "protocol", KindCanceled: "canceled",
+	KindReset: "reset", KindProtocol: "protocol", KindCanceled: "canceled", KindProxy: "proxy",
 }
 
 // String returns the name of k ("timeout", "refused address", ...).
@@ -66,7 +67,8 @@ var (
 )
 
 // Error describes a failed fetch or parse: what was being done (Op:
-// "resolve", "dial", "request", "read", "decode", "parse"), the kind of
+// "resolve", "dial", "proxy", "prepare", "request", "read", "decode",
+// "parse"), the kind of
 // failure, the URL, and the underlying error (a sentinel above, or the
 // error of net, net/http, crypto/tls, compress/gzip). Use errors.As to get
 // it and errors.Is for the sentinels.

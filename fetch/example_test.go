@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/cookiejar"
 	"net/netip"
 	"net/url"
+	"strings"
+
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
@@ -98,4 +102,83 @@ func ExampleError() {
 		fmt.Println(fe.Kind, errors.Is(err, fetch.ErrPrivateAddress))
 	}
 	// Output: refused address true
+}
+
+// ExampleHTTP_PostForm logs in to a site before crawling it: the login
+// form's POST fills the cookie jar with a session, and the crawl of the
+// protected area that follows carries it. Without the login, every
+// protected page would answer 302 to the form.
+func ExampleHTTP_PostForm() {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 1, Members: true})
+	defer web.Close()
+
+	jar, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
+	f := fetch.NewHTTP(&fetch.Options{Resolver: loopback{}, AllowPrivate: true, Jar: jar})
+	defer f.Close()
+	ctx := context.Background()
+	members := web.Host(fetchtest.Members)
+
+	login, _ := url.Parse(web.URL(members, "/login"))
+	resp, err := f.PostForm(ctx, login, url.Values{"user": {fetchtest.MembersUser}, "password": {fetchtest.MembersPassword}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("login:", resp.Status, resp.Location.Path)
+
+	// Crawl the protected area breadth first from where the login sent us.
+	var p fetch.ByType
+	queue := []*url.URL{resp.Location}
+	seen := map[string]bool{resp.Location.String(): true}
+	pages := 0
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		r, err := f.Fetch(ctx, &fetch.Request{URL: u})
+		if err != nil || r.Status != 200 {
+			continue
+		}
+		pages++
+		doc, err := p.Parse(r)
+		if err != nil {
+			continue
+		}
+		for _, l := range doc.Links {
+			if l.URL.Hostname() == members && strings.HasPrefix(l.URL.Path, "/members/") && !seen[l.URL.String()] {
+				seen[l.URL.String()] = true
+				queue = append(queue, l.URL)
+			}
+		}
+	}
+	fmt.Println("protected pages:", pages, "of", len(web.MembersPages()))
+	// Output:
+	// login: 303 /members/
+	// protected pages: 15 of 15
+}
+
+// ExampleProxyURL fetches through an HTTP proxy. The fetcher resolves the
+// name and judges the address itself, and asks the proxy for a tunnel to
+// that address (CONNECT IP:port), with the name in the Host header.
+func ExampleProxyURL() {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 1})
+	defer web.Close()
+	proxy := fetchtest.NewProxy(fetchtest.ProxyConfig{}) // on 127.0.0.1, reaching loopback only
+	defer proxy.Close()
+
+	pu, err := fetch.ParseProxy(proxy.HTTPURL().String()) // as a -proxy flag would give it
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f := fetch.NewHTTP(&fetch.Options{Resolver: loopback{}, AllowPrivate: true, Proxy: fetch.ProxyURL(pu)})
+	defer f.Close()
+	u, _ := url.Parse(web.Seeds()[0])
+	resp, err := f.Fetch(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e := proxy.Log()[0]
+	fmt.Println(resp.Status, e.Method, e.Target == "127.0.0.1:"+web.Port(), e.Host == u.Host)
+	// Output: 200 CONNECT true true
 }

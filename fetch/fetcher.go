@@ -70,7 +70,8 @@ type Response struct {
 	// ETag and LastModified are the validators to send with the next
 	// conditional fetch of URL.
 	ETag, LastModified string
-	// Addr is the address of the server the response came from.
+	// Addr is the address of the server the response came from; through
+	// a proxy, the address the proxy was asked to connect to.
 	Addr netip.AddrPort
 	// WireBytes is the number of body bytes received before decoding.
 	WireBytes int64

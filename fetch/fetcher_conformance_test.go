@@ -22,9 +22,24 @@ func newHTTP(t *testing.T, w *fetchtest.Web, change func(*fetch.Options)) *fetch
 	return f
 }
 
+// throughProxy starts a proxy for one subtest of the suite, and checks
+// at its end that if the web was asked anything, the proxy was too.
+func throughProxy(t *testing.T, w *fetchtest.Web, cfg fetchtest.ProxyConfig) *fetchtest.Proxy {
+	p := fetchtest.NewProxy(cfg)
+	before := len(w.Log())
+	t.Cleanup(func() {
+		if len(w.Log()) > before && len(p.Log()) == 0 {
+			t.Error("the web was asked, the proxy never")
+		}
+		p.Close()
+	})
+	return p
+}
+
 // Every Fetcher of the package passes the fetchertest suite: HTTP (with
-// its defaults and keeping the wire bytes), a FetcherFunc around it, and
-// Static filled with the answers HTTP got from the suite's web.
+// its defaults, keeping the wire bytes, and through each kind of proxy),
+// a FetcherFunc around it, and Static filled with the answers HTTP got
+// from the suite's web.
 func TestFetcherConformance(t *testing.T) {
 	tests := []struct {
 		name string
@@ -35,6 +50,14 @@ func TestFetcherConformance(t *testing.T) {
 		}}},
 		{"HTTP/KeepWire", fetchertest.Harness{New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
 			return newHTTP(t, w, func(o *fetch.Options) { o.KeepWire = true })
+		}}},
+		{"HTTP/ProxyCONNECT", fetchertest.Harness{New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
+			p := throughProxy(t, w, fetchtest.ProxyConfig{User: "crawl", Password: "pw"})
+			return newHTTP(t, w, func(o *fetch.Options) { o.Proxy = fetch.ProxyURL(p.HTTPURL()) })
+		}}},
+		{"HTTP/ProxySOCKS5", fetchertest.Harness{New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
+			p := throughProxy(t, w, fetchtest.ProxyConfig{})
+			return newHTTP(t, w, func(o *fetch.Options) { o.Proxy = fetch.ProxyURL(p.SOCKS5URL()) })
 		}}},
 		{"FetcherFunc", fetchertest.Harness{New: func(t *testing.T, w *fetchtest.Web) fetch.Fetcher {
 			return fetch.FetcherFunc(newHTTP(t, w, nil).Fetch)

@@ -10,9 +10,11 @@ import (
 	"io"
 	"math"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +36,9 @@ import (
 type HTTP struct {
 	opts Options
 	tr   *http.Transport
+	// tcp makes the TCP connections, to servers and proxies alike, to
+	// the addresses the guard allowed; tests replace it.
+	tcp func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 var _ Fetcher = (*HTTP)(nil)
@@ -48,13 +53,13 @@ func NewHTTP(opts *Options) *HTTP {
 		o = *opts
 	}
 	o = o.withDefaults()
-	f := &HTTP{opts: o}
+	f := &HTTP{opts: o, tcp: (&net.Dialer{Timeout: o.ConnectTimeout}).DialContext}
 	var tlsConf = o.TLSConfig
 	if tlsConf != nil {
 		tlsConf = tlsConf.Clone()
 	}
 	f.tr = &http.Transport{
-		Proxy:                  nil, // a proxy would be dialed instead of the checked address
+		Proxy:                  nil, // dial opens proxy tunnels itself, to the checked address
 		DialContext:            f.dial,
 		TLSClientConfig:        tlsConf,
 		TLSHandshakeTimeout:    o.ConnectTimeout,
@@ -83,6 +88,27 @@ func (f *HTTP) Close() error {
 // copy of the body into a buffer grown up to MaxBodySize, and one more for a
 // body not in UTF-8.
 func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
+	return f.do(ctx, http.MethodGet, req, nil)
+}
+
+// PostForm posts form to u as application/x-www-form-urlencoded, the way
+// a browser submits a login form, and returns the answer as Fetch does
+// (a redirect is not followed). It goes through everything a Fetch does
+// (the guard, the proxy, the limits, Header and HostHeader, the Jar,
+// which keeps the cookies of the answer) but Options.Prepare, so that a
+// Prepare may call it. It is how a crawl logs in before it starts:
+//
+//	resp, err := f.PostForm(ctx, loginURL, url.Values{"user": {"crawler"}, "password": {pw}})
+//	// a 303 to the members' area with a session cookie, now in the Jar
+//
+// It is safe for concurrent use.
+func (f *HTTP) PostForm(ctx context.Context, u *url.URL, form url.Values) (*Response, error) {
+	return f.do(ctx, http.MethodPost, &Request{URL: u}, []byte(form.Encode()))
+}
+
+// do sends one request: a GET (Fetch) or a form POST (PostForm, body
+// not nil).
+func (f *HTTP) do(ctx context.Context, method string, req *Request, body []byte) (*Response, error) {
 	start := time.Now()
 	if req == nil || req.URL == nil || req.URL.Host == "" ||
 		(req.URL.Scheme != "http" && req.URL.Scheme != "https") {
@@ -98,7 +124,7 @@ func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	ct := &connTrace{}
+	ct := &connTrace{url: req.URL}
 	var (
 		mu        sync.Mutex
 		firstByte time.Time
@@ -119,13 +145,15 @@ func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
 		},
 	})
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	var rbody io.Reader
+	if body != nil {
+		rbody = bytes.NewReader(body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, raw, rbody)
 	if err != nil {
 		return nil, &Error{Op: "request", Kind: KindBadURL, URL: raw, Err: err}
 	}
-	for k, v := range req.Header {
-		hreq.Header[k] = v
-	}
+	hreq.Header = f.requestHeader(req.URL.Host, req.Header)
 	hreq.Header.Set("User-Agent", f.opts.UserAgent)
 	if hreq.Header.Get("Accept") == "" {
 		hreq.Header.Set("Accept", f.opts.Accept)
@@ -137,12 +165,39 @@ func (f *HTTP) Fetch(ctx context.Context, req *Request) (*Response, error) {
 	if req.LastModified != "" {
 		hreq.Header.Set("If-Modified-Since", req.LastModified)
 	}
+	if body != nil {
+		hreq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if f.opts.Prepare != nil && body == nil {
+		if err := f.opts.Prepare(ctx, hreq); err != nil {
+			var fe *Error
+			if errors.As(err, &fe) || ctx.Err() != nil { // a login that failed, a canceled fetch
+				return nil, classify("prepare", raw, err, context.Cause(ctx))
+			}
+			return nil, &Error{Op: "prepare", Kind: KindOther, URL: raw, Err: err}
+		}
+		hreq.Header.Set("User-Agent", f.opts.UserAgent)
+		hreq.Header.Set("Accept-Encoding", "gzip")
+	}
+	if f.opts.Jar != nil {
+		// After Prepare: a login it makes counts for this request.
+		for _, c := range f.opts.Jar.Cookies(req.URL) {
+			hreq.AddCookie(c)
+		}
+	}
 
 	hresp, err := f.tr.RoundTrip(hreq)
 	if err != nil {
 		return nil, classify("request", raw, err, context.Cause(ctx))
 	}
 	defer hresp.Body.Close()
+	if f.opts.Jar != nil {
+		// Every answer's cookies, a redirect's too: a login answers 303
+		// with the session cookie, and the redirect is not followed.
+		if cs := hresp.Cookies(); len(cs) > 0 {
+			f.opts.Jar.SetCookies(req.URL, cs)
+		}
+	}
 
 	resp := &Response{
 		URL:          req.URL,

@@ -1,8 +1,11 @@
 package fetch
 
 import (
+	"context"
 	"crypto/tls"
 	"math"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/crawlkit/crawlkit/dns"
@@ -90,6 +93,76 @@ type Options struct {
 	// TLSConfig is used for https; nil means the default configuration
 	// (system roots). Tests point it at an httptest server's certificate.
 	TLSConfig *tls.Config
+
+	// Jar keeps cookies between fetches, so that a crawl keeps a session:
+	// the cookies of every response (redirects and errors too) go into
+	// it, and each request carries the ones the jar's rules give its URL.
+	// Default nil: no cookies are kept or sent. Make one with
+	// net/http/cookiejar and the public suffix list, which keeps a site
+	// from setting cookies for a whole public suffix:
+	//
+	//	jar, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List}) // golang.org/x/net/publicsuffix
+	//
+	// The jar must be safe for concurrent use (cookiejar's is).
+	Jar http.CookieJar
+
+	// Header holds request headers sent with every request, below
+	// HostHeader and Request.Header. The headers the fetcher owns are
+	// not taken from it (Validate reports them): User-Agent (UserAgent:
+	// robots.txt rules are matched against the one agent the crawler
+	// announces), Accept (Accept), Accept-Encoding (the fetcher asks for
+	// gzip and decodes it itself, within MaxRatio), the conditional
+	// If-None-Match and If-Modified-Since (Request.ETag and
+	// LastModified), Host, the hop-by-hop and framing headers, and
+	// Proxy-Authorization (credentials go in the proxy's URL). A Cookie
+	// header is sent as given, followed by the Jar's cookies. Default
+	// nil. NewHTTP copies it.
+	Header http.Header
+
+	// HostHeader holds headers for the hosts it names (lower case, port
+	// ignored), added over Header: a header named here replaces the one
+	// of Header. The same headers as in Header are the fetcher's own.
+	// Default nil. NewHTTP copies it.
+	HostHeader map[string]http.Header
+
+	// Prepare, if set, is called with every request Fetch sends, after
+	// the fetcher has set its headers and before the Jar's cookies are
+	// added (so that a login it makes counts for the request itself):
+	// for credentials that change (a token to refresh, a signature) or a
+	// login done when first needed (see the Example of PostForm). It
+	// may change any header but User-Agent and Accept-Encoding, which the
+	// fetcher sets again afterwards; it must not change the method or the
+	// URL. An error fails the fetch (a *Error of Op "prepare"). PostForm
+	// does not call it, so that Prepare may log in through PostForm. It
+	// must be safe for concurrent use. Default nil.
+	Prepare func(ctx context.Context, req *http.Request) error
+
+	// Proxy, if set, chooses the proxy for the connections to a URL: it
+	// is called once per new connection with the URL of the request that
+	// opens it (connections are kept alive per host, so the choice
+	// should depend on the scheme and host only) and returns an http://
+	// or socks5:// URL, with credentials if the proxy needs them, or nil
+	// for a direct connection. ProxyURL makes one for a single proxy;
+	// ParseProxy checks a proxy URL. The fetcher still resolves every
+	// host name itself and judges the addresses (AllowPrivate) before it
+	// asks the proxy for a tunnel to the address it judged, never to the
+	// name: HTTP CONNECT to IP:port (with the name in the Host header) or
+	// SOCKS5 CONNECT to the IP address, for http and https alike, so that
+	// neither DNS rebinding nor the proxy's own resolver can lead a fetch
+	// to an address the guard refused. A proxy that allows CONNECT only
+	// to port 443 therefore cannot carry plain http. ConnectTimeout bounds
+	// the connection to the proxy and, separately, the opening of the
+	// tunnel; MaxHeaderSize bounds the proxy's answer. Default nil: direct
+	// connections.
+	Proxy func(target *url.URL) (*url.URL, error)
+
+	// AllowPrivateProxy permits a proxy on a loopback or private address
+	// (one on the crawler's own machine or in its network, the usual
+	// place for one) even when AllowPrivate is off; the targets are still
+	// judged by AllowPrivate. Default false: a proxy's address is judged
+	// like a target's, so that a proxy chosen from data cannot be pointed
+	// inside the network. AllowPrivate implies it.
+	AllowPrivateProxy bool
 }
 
 func (o Options) withDefaults() Options {
@@ -137,6 +210,22 @@ func (o Options) withDefaults() Options {
 	}
 	if o.IdleConnTimeout <= 0 {
 		o.IdleConnTimeout = 30 * time.Second
+	}
+	o.Header = cloneHeader(o.Header)
+	if o.HostHeader != nil {
+		hh := make(map[string]http.Header, len(o.HostHeader))
+		for host, h := range o.HostHeader {
+			k := hostKey(host)
+			c := cloneHeader(h)
+			if hh[k] == nil {
+				hh[k] = c
+				continue
+			}
+			for name, v := range c { // "A.example" and "a.example:443" are one host
+				hh[k][name] = append(hh[k][name], v...)
+			}
+		}
+		o.HostHeader = hh
 	}
 	return o
 }

@@ -29,6 +29,17 @@
 // crawl, across resumes. Only one process at a time may use an output
 // directory, and a new crawl refuses one that already holds output.
 //
+// A site behind a login is crawled by logging in first, keeping the
+// session in a cookie jar; requests may carry extra headers and leave
+// through an HTTP (CONNECT) or SOCKS5 proxy:
+//
+//	crawler -seeds https://intranet.example/docs/ -login-url https://intranet.example/login \
+//		-login-form 'user=crawler&password=secret' -header 'Accept-Language: en' \
+//		-proxy socks5://127.0.0.1:1080
+//
+// These flags are not saved with the settings (they may hold
+// credentials): give them again with -resume.
+//
 // Ctrl-C (or SIGTERM) stops the crawl cleanly: the pages in flight are
 // finished and committed, and the command says how to continue; a second
 // Ctrl-C exits at once, which loses nothing either.
@@ -155,6 +166,7 @@ type options struct {
 	reindex string
 	// statusLinger keeps the console served after the crawl.
 	statusLinger dur
+	sess         sessionFlags // -cookies, -header, -proxy, -login-url, -login-form (session.go)
 }
 
 // usageError is a problem with the command line: exit status 2.
@@ -202,6 +214,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Node, "node", o.Node, "this process's node name in a distributed crawl")
 	fs.StringVar(&o.Nodes, "nodes", o.Nodes, "all node names of a distributed crawl, comma-separated (the same list on every node)")
 	fs.Var(&o.DeadAfter, "dead-after", "in a distributed crawl, stop waiting for a node away this long (0: wait for it forever)")
+	o.sess.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags] | -out DIR -resume [flags]\n\nflags:\n")
 		fs.PrintDefaults()
@@ -290,6 +303,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.Nodes != "" && slices.Contains(strings.Split(o.Nodes, ","), "") {
 		return nil, usageError{fmt.Sprintf("-nodes %q has an empty name", o.Nodes)}
+	}
+	if err := o.sess.check(); err != nil {
+		return nil, err
 	}
 	return &o, nil
 }
@@ -535,6 +551,14 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		defer node.Close()
 		node.Configure(&cfg)
 		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.Node, o.Nodes, node.ClientURL())
+	}
+
+	if o.sess.enabled() {
+		sc, err := o.sess.apply(ctx, &cfg, stdout)
+		if err != nil {
+			return err
+		}
+		defer sc.Close()
 	}
 
 	c, err := crawlkit.New(cfg)

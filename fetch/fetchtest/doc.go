@@ -80,6 +80,15 @@
 // Per-host budgets do not stop it (each host has three pages); budgets per
 // registrable domain do.
 //
+// With Config.Members, members.<Domain> is a site behind a login: / and
+// /login are public; POST /login with user=MembersUser and
+// password=MembersPassword answers 303 to /members/ and sets a host-only
+// session cookie, a cookie for every host under Domain and a Secure one
+// (which must never come back over http); the protected pages under
+// /members/ (MembersPages, a tree from the index) answer 302 to the form
+// without the session and 403 with one the server never issued. Nothing
+// links the host, and Pages and Reachable leave it out.
+//
 // Unknown paths answer 404. Text responses are gzip-encoded when the request
 // accepts gzip; pages, robots.txt files and sitemaps carry an ETag, pages
 // also Last-Modified, and If-None-Match / If-Modified-Since are answered 304. Config.Latency and
@@ -145,7 +154,27 @@
 // # Request log
 //
 // Every request is logged (Log, ResetLog) with host, method, path, user
-// agent, connection id, start and end time, status and bytes. MaxConcurrency
+// agent, Cookie header, connection id, the client's address, start and
+// end time, status and bytes. MaxConcurrency
 // and MinGap measure politeness per host; RobotsViolations lists the
 // requests robots.txt forbade an agent.
+//
+// # Proxy
+//
+// NewProxy starts a forward proxy on 127.0.0.1 for tests of fetchers that
+// go through one: an HTTP proxy (CONNECT tunnels, and plain http requests
+// in absolute form forwarded) and a SOCKS5 server, optionally asking for
+// credentials. Its log (ProxyRequest) records each tunnel or forwarded
+// request with the target asked for, the Host header of a CONNECT, the
+// user and the proxy's own address on the upstream connection, which the
+// web's log shows as the client's (Request.Remote): a test matches the
+// two to prove every request went through the proxy. By default it
+// connects to loopback IP addresses only; Web.DialAt lets it reach the
+// web at a stand-in public address, so that a fetcher that refuses
+// private targets can still be tested against the web through it:
+//
+//	ip := netip.MustParseAddr("192.88.99.7") // resolve the web's names to this
+//	p := fetchtest.NewProxy(fetchtest.ProxyConfig{Dial: w.DialAt(ip)})
+//	defer p.Close()
+//	// a fetcher with Proxy p.HTTPURL() or p.SOCKS5URL(), its targets judged public
 package fetchtest

@@ -13,7 +13,9 @@ type Request struct {
 	Method    string    // GET, HEAD, ...
 	Path      string    // path and query as requested (the request URI)
 	UserAgent string    // the User-Agent header
+	Cookie    string    // the Cookie header, "" if none
 	ConnID    uint64    // which TCP connection carried it (1, 2, ...)
+	Remote    string    // the client's address as the server saw it, IP:port
 	Start     time.Time // when the handler began (before any latency)
 	End       time.Time // when the handler returned
 	Status    int       // status sent (499 if the client left during latency)

@@ -60,9 +60,10 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	host := hostOnly(r.Host)
 	defer func() {
 		id, _ := r.Context().Value(connKey{}).(uint64)
+		remote, _ := r.Context().Value(remoteKey{}).(string)
 		req := Request{
 			Host: host, Method: r.Method, Path: r.URL.RequestURI(),
-			UserAgent: r.UserAgent(), ConnID: id,
+			UserAgent: r.UserAgent(), Cookie: r.Header.Get("Cookie"), ConnID: id, Remote: remote,
 			Start: start, End: time.Now(), Status: sw.status, Bytes: sw.bytes,
 		}
 		w.mu.Lock()
@@ -96,6 +97,10 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	if l, ok := w.cfg.RateLimits[host]; ok && w.throttled(host, start, l.Interval) {
 		http.Error(sw, strconv.Itoa(l.Status)+" "+http.StatusText(l.Status), l.Status)
+		return
+	}
+	if h.kind == kindMembers {
+		w.serveMembers(sw, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -151,6 +151,16 @@ type Config struct {
 	// their own. NewWeb panics otherwise.
 	SubdomainTrap string
 
+	// Members adds the Members host, members.<Domain>: a login form
+	// (POST user=MembersUser and password=MembersPassword) that answers
+	// 303 with a session cookie, a cookie for every host under Domain and
+	// a Secure one, and a tree of protected pages under /members/ that
+	// answer 302 to the form without the session cookie and 403 with one
+	// the server never issued (see MembersPages, Sessions). Nothing links
+	// the host: a crawl of it starts from its home page or /members/.
+	// Default false: no such host.
+	Members bool
+
 	// Addr is the listen address. Default "127.0.0.1:0" (a random free
 	// port on loopback).
 	Addr string
@@ -262,6 +272,7 @@ const (
 	kindJavadoc
 	kindSubdomain // any host under Config.SubdomainTrap
 	kindAlias     // the Aliases host and its www alias
+	kindMembers   // the login-protected Members host
 )
 
 // hostInfo is what NewWeb knows about a host without generating its pages.
@@ -310,8 +321,9 @@ type Web struct {
 	rateMu  sync.Mutex
 	lastReq map[string]time.Time // start of the last request per rate-limited host
 
-	mu  sync.Mutex
-	log []Request
+	mu       sync.Mutex
+	log      []Request
+	sessions map[string]bool // the Members host's, by token
 }
 
 // NewWeb generates the web cfg describes and starts serving it. It panics if
@@ -340,7 +352,8 @@ func NewWeb(cfg Config) *Web {
 		Handler:           http.HandlerFunc(w.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			ctx = context.WithValue(ctx, remoteKey{}, c.RemoteAddr().String())
 			return context.WithValue(ctx, connKey{}, w.connSeq.Add(1))
 		},
 	}
@@ -357,6 +370,8 @@ func NewWeb(cfg Config) *Web {
 }
 
 type connKey struct{}
+
+type remoteKey struct{}
 
 // Close stops the server, closes every connection and waits until the
 // serving goroutine has returned; calling it again does nothing. Ground-truth methods keep working after
@@ -514,6 +529,9 @@ func (w *Web) generate() {
 	}
 	if c.Javadoc {
 		w.byName[w.Host(Javadoc)] = &hostInfo{name: w.Host(Javadoc), kind: kindJavadoc}
+	}
+	if c.Members {
+		w.byName[w.Host(Members)] = &hostInfo{name: w.Host(Members), kind: kindMembers}
 	}
 	if c.Aliases {
 		for _, name := range []string{w.Host(Aliases), w.aliasWWW()} {
