@@ -12,14 +12,20 @@ import (
 	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
-const urlVersion = 1
+// urlVersion starts every encoded URL. Version 1 had no Sitemap and
+// ChangeFreq; it is still read.
+const (
+	urlVersion   = 2
+	urlVersionV1 = 1
+)
 
 // maxRecord bounds one encoded URL so a corrupt length cannot make a
 // reader allocate without limit.
 const maxRecord = 1 << 20
 
 // AppendBinary appends the binary encoding of u to b (encoding.BinaryAppender).
-// Anchor and Source are not encoded, nor Key when it is HostKey(URL).
+// Anchor, Source and LastMod are not encoded, nor Key when it is
+// HostKey(URL); Sitemap is clamped to 0..255.
 // The encoding is stable across versions of this package: a leading
 // version byte, then varints and length-prefixed strings.
 func (u *URL) AppendBinary(b []byte) ([]byte, error) {
@@ -42,6 +48,7 @@ func (u *URL) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendVarint(b, unixNano(u.History.First))
 	b = binary.AppendVarint(b, unixNano(u.History.Last))
 	b = binary.AppendVarint(b, unixNano(u.Due))
+	b = append(b, byte(min(max(u.Sitemap, 0), 255)), byte(u.ChangeFreq))
 	return b, nil
 }
 
@@ -52,7 +59,8 @@ func (u *URL) MarshalBinary() ([]byte, error) { return u.AppendBinary(nil) }
 // an error wrapping ErrCorrupt, never panics, on malformed input.
 func (u *URL) UnmarshalBinary(data []byte) error {
 	d := decoder{wire.Decoder{B: data}}
-	if v := d.Byte(); v != urlVersion {
+	v := d.Byte()
+	if v != urlVersion && v != urlVersionV1 {
 		return &Error{Op: "decode", Err: ErrCorrupt}
 	}
 	var x URL
@@ -70,6 +78,12 @@ func (u *URL) UnmarshalBinary(data []byte) error {
 	x.History.First = fromUnixNano(d.Varint())
 	x.History.Last = fromUnixNano(d.Varint())
 	x.Due = fromUnixNano(d.Varint())
+	if v >= 2 {
+		x.Sitemap = int(d.Byte())
+		if x.ChangeFreq = ChangeFreq(d.Byte()); x.ChangeFreq >= numFreqs {
+			d.Bad = true
+		}
+	}
 	if !d.Done() || x.URL == "" {
 		return &Error{Op: "decode", Err: ErrCorrupt}
 	}

@@ -18,6 +18,7 @@ func sampleURLs() []frontier.URL {
 		{URL: "https://b.test/x?y=1", Key: "b.test", Priority: 3, Depth: 9, Fingerprint: 0xdeadbeefcafef00d,
 			History: frontier.History{Fetches: 4, Changes: 2, First: t0, Last: t0.Add(time.Hour)}, Due: t0.Add(2 * time.Hour)},
 		{URL: "http://c.test/ü", Priority: -1, Depth: -2},
+		{URL: "http://d.test/sitemap.xml", Sitemap: 2, ChangeFreq: frontier.FreqWeekly},
 	}
 }
 
@@ -45,7 +46,59 @@ func TestURLBinaryRoundTrip(t *testing.T) {
 func equalURL(a, b frontier.URL) bool {
 	return a.URL == b.URL && a.Key == b.Key && a.Priority == b.Priority && a.Depth == b.Depth &&
 		a.Fingerprint == b.Fingerprint && a.History.Fetches == b.History.Fetches && a.History.Changes == b.History.Changes &&
-		a.History.First.Equal(b.History.First) && a.History.Last.Equal(b.History.Last) && a.Due.Equal(b.Due)
+		a.History.First.Equal(b.History.First) && a.History.Last.Equal(b.History.Last) && a.Due.Equal(b.Due) &&
+		a.Sitemap == b.Sitemap && a.ChangeFreq == b.ChangeFreq
+}
+
+// TestURLBinaryVersion1: records written before Sitemap and ChangeFreq
+// existed (version 1: the same fields without the last two bytes) are
+// still read, with both zero; an unknown ChangeFreq is corrupt.
+func TestURLBinaryVersion1(t *testing.T) {
+	for _, u := range sampleURLs() {
+		b, _ := u.MarshalBinary()
+		v1 := append([]byte{1}, b[1:len(b)-2]...)
+		var got frontier.URL
+		if err := got.UnmarshalBinary(v1); err != nil {
+			t.Fatalf("%s: version 1: %v", u.URL, err)
+		}
+		want := u
+		want.Sitemap, want.ChangeFreq = 0, 0
+		if !equalURL(got, want) {
+			t.Errorf("version 1 of %+v gave %+v", want, got)
+		}
+		b[len(b)-1] = 200
+		if err := got.UnmarshalBinary(b); !errors.Is(err, frontier.ErrCorrupt) {
+			t.Errorf("%s: ChangeFreq 200: %v, want ErrCorrupt", u.URL, err)
+		}
+	}
+}
+
+func TestChangeFreq(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		want   frontier.ChangeFreq
+		period time.Duration
+		ok     bool
+	}{
+		{"always", frontier.FreqAlways, 0, true},
+		{" Hourly\n", frontier.FreqHourly, time.Hour, true},
+		{"DAILY", frontier.FreqDaily, 24 * time.Hour, true},
+		{"weekly", frontier.FreqWeekly, 7 * 24 * time.Hour, true},
+		{"monthly", frontier.FreqMonthly, 30 * 24 * time.Hour, true},
+		{"yearly", frontier.FreqYearly, 365 * 24 * time.Hour, true},
+		{"never", frontier.FreqNever, 0, false},
+		{"", frontier.FreqUnknown, 0, false},
+		{"fortnightly", frontier.FreqUnknown, 0, false},
+	} {
+		f := frontier.ParseChangeFreq(c.in)
+		d, ok := f.Period()
+		if f != c.want || d != c.period || ok != c.ok {
+			t.Errorf("ParseChangeFreq(%q) = %v (%v, %v), want %v (%v, %v)", c.in, f, d, ok, c.want, c.period, c.ok)
+		}
+		if c.want != frontier.FreqUnknown && frontier.ParseChangeFreq(f.String()) != f {
+			t.Errorf("%v does not round-trip through String", f)
+		}
+	}
 }
 
 func writeCheckpoint(t testing.TB, us []frontier.URL) []byte {
