@@ -42,6 +42,12 @@ type Crawler struct {
 	rulesBuf  []byte        // Txn.Rules, reused
 	keepRules bool          // the State is a RuleStorer: Txn.Rules is saved
 	cutHosts  sync.Map      // host key → struct{}: hosts the trap defence cut, as seen by this run
+	sitemaps  SitemapOptions
+
+	// stale maps the URL fingerprint of a revisit a sitemap's <lastmod>
+	// brought forward to the Due of its new copy (see staleCopy).
+	staleMu sync.Mutex
+	stale   map[uint64]int64
 	closers   []io.Closer   // what New created, closed by Run in reverse order
 
 	// durableSinks are the Config.Sinks that implement DurableSink, in
@@ -93,6 +99,7 @@ func New(cfg Config) (*Crawler, error) {
 	c := &Crawler{cfg: cfg, drained: make(chan struct{}, 1), tick: 50 * time.Millisecond}
 	c.pages.max = cfg.MaxPages
 	c.traps, _ = cfg.Traps.resolved() // validated above
+	c.sitemaps, _ = cfg.Sitemaps.resolved()
 	if !cfg.NoURLRules {
 		c.rules, _ = dust.New(cfg.URLRules) // validated above
 	}
