@@ -42,13 +42,13 @@ type Crawler struct {
 	rulesBuf  []byte        // Txn.Rules, reused
 	keepRules bool          // the State is a RuleStorer: Txn.Rules is saved
 	cutHosts  sync.Map      // host key → struct{}: hosts the trap defence cut, as seen by this run
+	closers   []io.Closer   // what New created, closed by Run in reverse order
 	sitemaps  SitemapOptions
 
 	// stale maps the URL fingerprint of a revisit a sitemap's <lastmod>
 	// brought forward to the Due of its new copy (see staleCopy).
 	staleMu sync.Mutex
 	stale   map[uint64]int64
-	closers   []io.Closer   // what New created, closed by Run in reverse order
 
 	// durableSinks are the Config.Sinks that implement DurableSink, in
 	// order; plainSinks the others.
