@@ -51,7 +51,8 @@ import (
 // is the interval of its first revisit and then bounds the interval the
 // change-rate estimate gives (always: MinRevisit; never: MaxRevisit
 // while no change has been seen), and a <lastmod> later than a page's
-// last fetch makes the page due at once.
+// last fetch makes the page due at once (with a Config.State, whose
+// pending records say when the page was fetched last).
 type SitemapOptions struct {
 	// MaxLevel is the deepest sitemap followed: level 1 is a sitemap
 	// robots.txt names (or /sitemap.xml), level 2 one that a sitemap
