@@ -364,7 +364,9 @@ func TestStaleCopy(t *testing.T) {
 	if again := c.rescheduled([]Pending{{URL: frontier.URL{URL: "http://a.test/p", Due: now.Add(time.Second)}}}); len(again) != 0 {
 		t.Errorf("brought forward twice while its old copy is out: %v", again)
 	}
-	lease := func(due time.Time) *frontier.Lease { return &frontier.Lease{URL: frontier.URL{URL: "http://a.test/p", Due: due}} }
+	lease := func(due time.Time) *frontier.Lease {
+		return &frontier.Lease{URL: frontier.URL{URL: "http://a.test/p", Due: due}}
+	}
 	if c.staleCopy(lease(now)) {
 		t.Error("the new copy was taken for the stale one")
 	}
