@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -130,6 +131,25 @@ func (o *BackoffOptions) block(level int32) time.Duration {
 		d = time.Duration(float64(d) * (1 + o.Jitter*(2*rand.Float64()-1)))
 	}
 	return d
+}
+
+// busy reports whether status says the server is busy: 429, 503, or a
+// status of BackoffOptions.Statuses.
+func (c *Crawler) busy(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable || c.backoff.throttles(status)
+}
+
+// retryBusy handles a busy answer (see busy) to w's fetch: the URL is
+// retried after the server's Retry-After or, without one, after the
+// host's back-off block (set in commit, for the whole host). It reports
+// whether the URL was retried.
+func (c *Crawler) retryBusy(ctx context.Context, w *work, resp *fetch.Response) bool {
+	w.res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	wait := w.res.RetryAfter
+	if wait == 0 && c.backoff.throttles(resp.Status) {
+		w.signal, wait = signalThrottle, backoffWait
+	}
+	return c.retry(ctx, w, wait)
 }
 
 // signal is what a lease's fetch says about its host's load.

@@ -29,6 +29,11 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	if err != nil {
 		return err
 	}
+	fresh, err := c.changedEntries(ctx, w)
+	if err != nil {
+		return err
+	}
+	sooner := c.rescheduled(fresh)
 	if len(w.parked) > 0 && c.cfg.Splitter != nil && !w.received {
 		// A link of another node's host is that node's to park or fetch.
 		keep := w.parked[:0]
@@ -78,6 +83,9 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			c.exchangeTo(ctx, s, w.archive, w.fetched)
 		}
 	}
+	for _, s := range c.plainSinks {
+		c.aliasTo(ctx, s, w)
+	}
 
 	var cut string // a host the trap defence cut with this page
 	c.commitMu.Lock()
@@ -86,6 +94,10 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		c.txn.Reset()
 		c.commitMu.Unlock()
 		return err
+	}
+	for _, u := range sooner {
+		// A sitemap's <lastmod> brought the revisit forward.
+		c.txn.Put = append(c.txn.Put, Pending{URL: u})
 	}
 	if w.rules && c.keepRules {
 		// The rules moved with this page's fetch: saved in its Txn, so
@@ -109,6 +121,9 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			c.exchangeTo(ctx, s, w.archive, w.fetched)
 		}
 	}
+	for _, s := range c.durableSinks {
+		c.aliasTo(ctx, s, w)
+	}
 	if l := w.l; l != nil {
 		now := time.Now()
 		switch {
@@ -123,7 +138,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			w.t.count(Parked)
 		case c.cfg.Continuous && w.revisit:
 			changed := w.res.Fingerprint != l.URL.Fingerprint && l.URL.Fingerprint != 0
-			w.res.Revisit = now.Add(c.revisitInterval(l.URL.History, changed))
+			w.res.Revisit = now.Add(c.hintedInterval(l.URL, c.revisitInterval(l.URL.History, changed)))
 			c.txn.Put = append(c.txn.Put, Pending{URL: frontier.Revisit(l.URL, w.res, now)})
 			w.t.count(w.outcome)
 		default:
@@ -209,6 +224,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		w.t.outcomes[Queued] += uint32(len(back))
 		w.t.links += uint32(len(back)) // each counted as a link again (Stats.Links)
 	}
+	admitted = append(admitted, sooner...)
 	if len(admitted) > 0 {
 		if err := c.front.Add(ctx, admitted...); err != nil {
 			// The URLs are pending in the State: a later Run queues them.
@@ -417,7 +433,8 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		batch[fp] = struct{}{}
 		u := cands[i]
 		admitted = append(admitted, u)
-		c.txn.Add = append(c.txn.Add, Pending{URL: frontier.URL{URL: u.URL, Depth: u.Depth, Priority: u.Priority, Due: u.Due}})
+		c.txn.Add = append(c.txn.Add, Pending{URL: frontier.URL{URL: u.URL, Depth: u.Depth, Priority: u.Priority, Due: u.Due,
+			Sitemap: u.Sitemap, ChangeFreq: u.ChangeFreq}})
 	}
 	for _, k := range q.Keys {
 		if d := counts[k] - start[k]; d != 0 {

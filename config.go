@@ -159,6 +159,20 @@ type Config struct {
 	// NoURLRules turns the URL rewrite rules off: every link is fetched
 	// under its own canonical URL.
 	NoURLRules bool
+	// Sitemaps tunes how the crawl reads sitemaps: those robots.txt
+	// names, or a host's /sitemap.xml, fetched through the frontier like
+	// pages (politeness, robots.txt, budgets) but not counted as pages,
+	// their entries queued as links (see SitemapOptions). nil means the
+	// defaults.
+	Sitemaps *SitemapOptions
+	// NoSitemaps turns sitemaps off: the crawl reaches only what links
+	// reach.
+	NoSitemaps bool
+	// Canonicals is which <link rel=canonical> or Link: rel="canonical"
+	// header the crawl honours: a page that names another URL as its
+	// canonical is an alias of it (see CanonicalPolicy). Default
+	// CanonicalSameDomain.
+	Canonicals CanonicalPolicy
 	// MaxLinksPerPage caps the links the default Parser reads from one
 	// page; the links past it are counted (Stats.LinksDropped). Default
 	// fetch.DefaultMaxLinks (100,000: the largest real index pages fit).
@@ -267,6 +281,12 @@ func (c *Config) validate() error {
 		if s == "" || s != strings.ToLower(s) || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.ContainsAny(s, ":/ ") {
 			return bad("PrivateSuffixes: %q is not a lower-case domain name without dots at its ends", s)
 		}
+	}
+	if _, err := c.Sitemaps.resolved(); err != nil {
+		return bad("%v", err)
+	}
+	if c.Canonicals >= numCanonicalPolicies {
+		return bad("Canonicals %d is not a CanonicalPolicy", c.Canonicals)
 	}
 	if c.URLRules != nil && !c.NoURLRules {
 		if _, err := dust.New(c.URLRules); err != nil {

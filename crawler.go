@@ -45,6 +45,12 @@ type Crawler struct {
 	keepRules bool               // the State is a RuleStorer: Txn.Rules is saved
 	cutHosts  sync.Map           // host key → struct{}: hosts the trap defence cut, as seen by this run
 	closers   []io.Closer        // what New created, closed by Run in reverse order
+	sitemaps  SitemapOptions
+
+	// stale maps the URL fingerprint of a revisit a sitemap's <lastmod>
+	// brought forward to the Due of its new copy (see staleCopy).
+	staleMu sync.Mutex
+	stale   map[uint64]int64
 
 	// durableSinks are the Config.Sinks that implement DurableSink, in
 	// order; plainSinks the others.
@@ -102,6 +108,7 @@ func New(cfg Config) (*Crawler, error) {
 	c.traps, _ = cfg.Traps.resolved()     // validated above
 	c.backoff, _ = cfg.Backoff.resolved() // validated above
 	c.bo = make(map[string]Backoff)
+	c.sitemaps, _ = cfg.Sitemaps.resolved()
 	if !cfg.NoURLRules {
 		c.rules, _ = dust.New(cfg.URLRules) // validated above
 	}

@@ -440,7 +440,7 @@ func TestLinkCapCounted(t *testing.T) {
 		return r, nil
 	})
 	c, err := New(Config{Seeds: []string{"http://a.test/"}, Fetcher: site, Workers: 4, DelayFactor: -1, MaxLinksPerPage: 120,
-		MaxPages: 1, Logger: quietLogger()})
+		MaxPages: 1, Logger: quietLogger(), NoSitemaps: true}) // the links of the page alone
 	if err != nil {
 		t.Fatal(err)
 	}

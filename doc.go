@@ -35,6 +35,27 @@
 // (Figure 20.2), a host splitter after the URL filter sends each URL to the
 // node that owns its host.
 //
+// # Sitemaps and canonical URLs
+//
+// When a worker fetches a host's robots.txt, the sitemaps it names (or,
+// when it names none, the host's /sitemap.xml) join the frontier as URLs
+// marked frontier.URL.Sitemap: they are fetched in their host's turn,
+// under its robots.txt and politeness like any request, are pending in
+// the State like any URL, and are archived but not counted as pages
+// (Outcomes SitemapRead, SitemapFailed). Their entries go through the
+// filters, the URL-seen test and the budgets as links do, carrying
+// <lastmod> and <changefreq> for the Prioritizer and, in a continuous
+// crawl, for the revisit schedule. Config.NoSitemaps turns them off;
+// SitemapOptions bounds them.
+//
+// A page that names another URL in <link rel=canonical> or a Link
+// header (fetch.ParseLinkHeader) is an alias of it, if Config.Canonicals
+// allows (by default within the page's registrable domain): it is still
+// fetched and archived, Page.Canonical names its canonical URL, which is
+// queued; the index sinks leave the alias out, and the link log records
+// it, so that ReadLinkLogCanonical builds the graph with the alias
+// collapsed into its canonical node. See CanonicalPolicy.
+//
 // # Durability
 //
 // A crawl's State holds what it must not lose: the URLs still to fetch,

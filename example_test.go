@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
@@ -117,4 +118,24 @@ func ExampleNewJSONLines() {
 	// Output:
 	// {"url":"http://a.test/","depth":0,"fetched":"2026-01-01T00:00:00Z","status":200,"content_type":"text/html","title":"A","bytes":16,"fetch_ms":0,"links":0,"fingerprint":"0000000000000000"}
 	// stdout still open
+}
+
+// ExampleReadLinkLogCanonical reads a link log in which a printer
+// version named its article as canonical: the alias is no node of the
+// graph, its links and the links to it are the article's.
+func ExampleReadLinkLogCanonical() {
+	log := strings.NewReader("http://a.test/\thttp://a.test/print/story\n" +
+		"http://a.test/print/story\thttp://a.test/story\n" +
+		"http://a.test/print/story\thttp://a.test/references\n" +
+		"=\thttp://a.test/print/story\thttp://a.test/story\n")
+	err := crawlkit.ReadLinkLogCanonical(log, func(string) error { return nil }, func(src, dst string) error {
+		fmt.Println(src, "->", dst)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// http://a.test/ -> http://a.test/story
+	// http://a.test/story -> http://a.test/references
 }

@@ -37,6 +37,7 @@ type work struct {
 	parkedOn string          // with outcome Parked: the URL the lease's URL is parked on
 	signal   signal          // what the fetch says about the host's load, for the back-off
 	err      error           // with outcome ParseError: the parser's error
+	canon    string          // the canonical URL the page names and the crawl honours, "" if none
 	seeds    bool            // cands are the seeds
 	received bool            // cands came through Add
 	t        tally
@@ -55,7 +56,16 @@ type parked struct {
 // It reports whether the URL became a page (a 2xx answer).
 func (c *Crawler) process(ctx context.Context, l *frontier.Lease) bool {
 	w := &work{l: l}
+	if c.staleCopy(l) {
+		// Brought forward by a sitemap: the new copy is the one fetched.
+		if err := c.front.Done(l, frontier.Result{Skipped: true}); err != nil {
+			c.cfg.Logger.Error("crawlkit: frontier done", "url", l.URL.URL, "err", err)
+		}
+		return false
+	}
 	c.run(ctx, w)
+	sitemapOutcome(w)
+	c.queueCanonical(w)
 	if !w.requeue {
 		c.recordFailure(w)
 	}
@@ -90,7 +100,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		w.outcome, w.res.Skipped = Abandoned, true
 		return
 	}
-	if c.rules != nil {
+	if c.rules != nil && l.URL.Sitemap == 0 {
 		// A rule learned after this URL was queued maps it to another:
 		// that one is fetched (it goes through the URL-seen test) and
 		// this one is parked, unless it is due for a validation.
@@ -117,6 +127,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		w.t.fetchError(fetch.KindOther.String())
 		return
 	case v.Fetched:
+		c.discoverSitemaps(ctx, w, u, v)
 		// This worker's robots.txt fetch was a request to the host: it
 		// counts for politeness like any fetch, so the URL goes back to
 		// its host's queue and comes out after the gap.
@@ -188,6 +199,10 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	// are archived too: their links are followed, so a replay needs them
 	// to reach what the crawl reached.
 	w.archive, w.fetched = resp, start
+	if l.URL.Sitemap > 0 {
+		c.readSitemap(ctx, w, resp)
+		return
+	}
 
 	switch {
 	case resp.NotModified():
@@ -208,15 +223,8 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		}
 		w.outcome = Redirected
 		return
-	case resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable || c.backoff.throttles(resp.Status):
-		w.res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		wait := w.res.RetryAfter
-		if wait == 0 && c.backoff.throttles(resp.Status) {
-			// Busy, and not saying for how long: the whole host is
-			// blocked (commit), and this URL retried after the block.
-			w.signal, wait = signalThrottle, backoffWait
-		}
-		if c.retry(ctx, w, wait) {
+	case c.busy(resp.Status):
+		if c.retryBusy(ctx, w, resp) {
 			return
 		}
 		w.outcome = HTTPError
@@ -241,6 +249,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		w.outcome, w.err = ParseError, err
 		return
 	}
+	w.canon = c.canonicalOf(l.URL.URL, resp, doc)
 	seeing := time.Now()
 	dup, first := c.seenContent(ctx, w, resp, doc)
 	c.obs.stage(StageContent, time.Since(seeing))
@@ -273,7 +282,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	if w.outcome == Unchanged {
 		return
 	}
-	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: w.res.Fingerprint}
+	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: w.res.Fingerprint, Canonical: w.canon}
 	if !doc.NoFollow {
 		page.Links, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth+1, doc.Links)
 	}
@@ -289,6 +298,12 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 // as Unchanged when it did not. It sets w.res.Fingerprint.
 func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response, doc *fetch.Document) (seen bool, first string) {
 	l := w.l
+	// An alias's content is recorded as its canonical URL's: fetched
+	// later, the canonical page is not a duplicate of its alias.
+	self := l.URL.URL
+	if w.canon != "" {
+		self = w.canon
+	}
 	fp := dedup.TextFingerprint([]byte(doc.Text))
 	w.res.Fingerprint = fp
 	if old := l.URL.Fingerprint; old != 0 {
@@ -311,24 +326,24 @@ func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response
 		// its bytes are caught by their fingerprint alone.
 		fp = dedup.TextFingerprint(resp.Body)
 		w.res.Fingerprint = fp
-		at, known, err := c.bodySeen.Record(fp, l.URL.URL)
+		at, known, err := c.bodySeen.Record(fp, self)
 		if err != nil {
 			c.reportError(l.URL.URL, err)
 		}
 		// Known at its own URL: recorded by a run killed before the
 		// page was committed, and fetched again on resume.
-		if known && at != l.URL.URL {
+		if known && at != self {
 			return true, at
 		}
 		return false, ""
 	case doc.Text != "":
-		m, err := c.content.Seen(ctx, dedup.Doc{URL: l.URL.URL, Text: []byte(doc.Text)})
+		m, err := c.content.Seen(ctx, dedup.Doc{URL: self, Text: []byte(doc.Text)})
 		if err != nil {
 			c.reportError(l.URL.URL, err)
 			return false, ""
 		}
 		w.res.Fingerprint = m.Fingerprint
-		if !m.Seen || m.URL == l.URL.URL {
+		if !m.Seen || m.URL == self {
 			return false, ""
 		}
 		if m.Near {

@@ -151,12 +151,13 @@ func TestSecurityGuards(t *testing.T) {
 	// file:, ftp: and gopher: links are refused by the URL filter and
 	// counted under "scheme"; javascript:, data: and mailto: anchors are
 	// not links to the HTML parser and never reach the crawler. Links are
-	// then /to-internal, the localhost link and the redirect target.
+	// then /to-internal, the localhost link, the redirect target and the
+	// public host's /sitemap.xml (its robots.txt names no sitemap).
 	if n := s.FilteredBy["scheme"]; n != 3 {
 		t.Errorf("%d links filtered by scheme, want 3 (file, ftp, gopher): %v", n, s.FilteredBy)
 	}
-	if s.Links != 6 {
-		t.Errorf("%d links, want 6 (3 refused schemes, 2 http links, 1 redirect target)", s.Links)
+	if s.Links != 7 {
+		t.Errorf("%d links, want 7 (3 refused schemes, 2 http links, 1 redirect target, 1 sitemap)", s.Links)
 	}
 	// The rebinding name: the crawler's own resolution saw a public
 	// address, the dial a private one, and the dial was refused.

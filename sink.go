@@ -27,6 +27,10 @@ type Page struct {
 	Links []string
 	// Fingerprint is the content fingerprint ("content seen?").
 	Fingerprint uint64
+	// Canonical, if not "", is the canonical URL the page names (in
+	// canonical form) and the crawl honours (Config.Canonicals): the page
+	// is an alias of it. The index sinks leave such a page out.
+	Canonical string
 }
 
 // Sink receives every page the crawl fetched that was not a duplicate:
@@ -105,6 +109,18 @@ type ExchangeSink interface {
 type WireSink interface {
 	Sink
 	WantsWire() bool
+}
+
+// AliasSink is implemented by sinks that record which URLs are aliases
+// of others (Config.Canonicals): Alias is called for every fetched page
+// or duplicate that names a canonical URL the crawl honours, after the
+// page's Write if it is a page, under the commit lock for a DurableSink
+// as its Write is. LinkLog and LinkLogFile implement it, and
+// ReadLinkLogCanonical reads what they write. Safe for concurrent use,
+// like Write.
+type AliasSink interface {
+	Sink
+	Alias(ctx context.Context, alias, canonical string) error
 }
 
 // SinkFunc adapts a function to a Sink whose Close does nothing.

@@ -243,7 +243,8 @@ func noCRLF(r rune) rune {
 
 // LinkLog writes each page's out-links as "source\ttarget\n" lines, the
 // input of webgraph.Builder. Pages without links are written as
-// "source\n" so that every fetched page becomes a node. Writes are
+// "source\n" so that every fetched page becomes a node. An alias is
+// recorded as "=\talias\tcanonical\n" (see AliasSink). Writes are
 // buffered and flushed by Close, which leaves the writer open. Safe for
 // concurrent use. For an output that survives a crash with the crawl,
 // use OpenLinkLog.
@@ -450,15 +451,18 @@ func (l *lineFile) Close() error {
 }
 
 // ReadLinkLog reads a link log written by LinkLog, calling node for every
-// source and link for every (source, target) pair. It stops at the first
-// error a callback returns. Malformed lines (no source) are skipped.
+// source and link for every (source, target) pair, as the pages were
+// fetched: an alias (LinkLog.Alias) is a node of its own;
+// ReadLinkLogCanonical collapses it into its canonical URL. It stops at
+// the first error a callback returns. Malformed lines (no source) and
+// alias records are skipped.
 func ReadLinkLog(r io.Reader, node func(src string) error, link func(src, dst string) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	last := ""
 	for sc.Scan() {
 		src, dst, hasDst := strings.Cut(sc.Text(), "\t")
-		if src == "" {
+		if src == "" || src == aliasMark {
 			continue
 		}
 		if src != last {
@@ -503,6 +507,7 @@ type PageRecord struct {
 	Links       int       `json:"links"`
 	NoIndex     bool      `json:"noindex,omitempty"`
 	Fingerprint string    `json:"fingerprint"`
+	Canonical   string    `json:"canonical,omitempty"`
 }
 
 // NewJSONLines returns a JSONLines sink writing to w.
@@ -536,7 +541,7 @@ func appendRecord(b []byte, p *Page) ([]byte, error) {
 		URL: p.URL, Depth: p.Depth, Fetched: p.Fetched.UTC(), Status: p.Response.Status,
 		ContentType: p.Response.ContentType, Charset: p.Response.Charset,
 		Bytes: len(p.Response.Body), FetchMillis: p.Response.Timings.Total.Milliseconds(),
-		Links: len(p.Links), Fingerprint: fmt.Sprintf("%016x", p.Fingerprint),
+		Links: len(p.Links), Fingerprint: fmt.Sprintf("%016x", p.Fingerprint), Canonical: p.Canonical,
 	}
 	if p.Document != nil {
 		rec.Title, rec.Lang, rec.NoIndex = p.Document.Title, p.Document.Lang, p.Document.NoIndex
@@ -582,14 +587,15 @@ func (j *JSONLinesFile) Prepare(_ context.Context, p *Page) (Prepared, error) {
 var _ PreparingSink = (*JSONLinesFile)(nil)
 
 // IndexSink adds every page's title and text to an index shard, except
-// pages that say noindex. Safe for concurrent use (the Shard is).
+// pages that say noindex and aliases (Page.Canonical): the canonical
+// page is the document. Safe for concurrent use (the Shard is).
 type IndexSink struct {
 	Shard *index.Shard
 }
 
 // Write implements Sink.
 func (s IndexSink) Write(_ context.Context, p *Page) error {
-	if p.Document == nil || p.Document.NoIndex {
+	if p.Document == nil || p.Document.NoIndex || p.Canonical != "" {
 		return nil
 	}
 	_, err := s.Shard.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
@@ -600,7 +606,8 @@ func (s IndexSink) Write(_ context.Context, p *Page) error {
 func (s IndexSink) Close() error { return nil }
 
 // IndexDirSink adds every page's title and text to a durable, segmented
-// index (index.Dir), except pages that say noindex. It is a DurableSink:
+// index (index.Dir), except pages that say noindex and aliases
+// (Page.Canonical). It is a DurableSink:
 // each Add is in the index's log before Write returns, and a resumed
 // crawl rewinds the index to its last committed page. Safe for concurrent
 // use (the Dir is). Close leaves the Dir open: its owner closes it.
@@ -610,7 +617,7 @@ type IndexDirSink struct {
 
 // Write implements Sink.
 func (s *IndexDirSink) Write(_ context.Context, p *Page) error {
-	if p.Document == nil || p.Document.NoIndex {
+	if p.Document == nil || p.Document.NoIndex || p.Canonical != "" {
 		return nil
 	}
 	return s.Dir.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
@@ -619,7 +626,7 @@ func (s *IndexDirSink) Write(_ context.Context, p *Page) error {
 // Prepare implements PreparingSink: the page's text is analysed
 // (index.Dir.Prepare), so that only the insertion waits for the lock.
 func (s *IndexDirSink) Prepare(_ context.Context, p *Page) (Prepared, error) {
-	if p.Document == nil || p.Document.NoIndex {
+	if p.Document == nil || p.Document.NoIndex || p.Canonical != "" {
 		return preparedNothing{}, nil
 	}
 	d, err := s.Dir.Prepare(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})

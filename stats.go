@@ -34,6 +34,8 @@ const (
 	Sent                            // the host splitter sent the link to the node that owns its host
 	Abandoned                       // a queued URL of a host the trap defence cut, dropped unfetched (TrapOptions)
 	Parked                          // a queued URL a learned URL rule maps to another, fetched instead; fetched itself if the rule is withdrawn (Config.URLRules)
+	SitemapRead                     // a sitemap fetched and read: its entries went through the filters as links (SitemapOptions)
+	SitemapFailed                   // a sitemap that could not be fetched or read (error status, fetch error, robots.txt, not a sitemap)
 	numOutcomes
 )
 
@@ -42,7 +44,7 @@ var outcomeNames = [...]string{
 	DuplicateContent: "duplicate content", Unchanged: "unchanged", Redirected: "redirected",
 	HTTPError: "http error", RobotsDenied: "robots denied", FetchError: "fetch error",
 	ParseError: "parse error", Retried: "retried", Sent: "sent to peer", Abandoned: "abandoned",
-	Parked: "parked",
+	Parked: "parked", SitemapRead: "sitemap", SitemapFailed: "sitemap failed",
 }
 
 // String returns the outcome's name as Stats.Summary prints it.
@@ -59,7 +61,8 @@ type Stats struct {
 	Outcomes [numOutcomes]uint64
 	// Seeds is the number of seed URLs queued.
 	Seeds uint64
-	// Links is the number of links extracted from fetched pages, plus
+	// Links is the number of links extracted from fetched pages (and
+	// the entries of sitemaps, and the sitemaps robots.txt names), plus
 	// the canonical forms the learned URL rules put beside the links
 	// and queued URLs they rewrote, plus the parked URLs a withdrawn rule
 	// released (each ends as Filtered, DuplicateURL, Queued or Sent; a
@@ -130,7 +133,7 @@ func (s Stats) Finished() uint64 {
 // fetch to be tried again (Retried).
 func (o Outcome) Final() bool {
 	switch o {
-	case Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned, Parked:
+	case Fetched, DuplicateContent, Unchanged, Redirected, HTTPError, RobotsDenied, FetchError, ParseError, Abandoned, Parked, SitemapRead, SitemapFailed:
 		return true
 	}
 	return false

@@ -80,6 +80,7 @@ func BenchmarkCrawlCrawlkit(b *testing.B) {
 			DelayFactor:     -1, // no adaptive gap: the fixed MinDelay, as colly's Delay
 			MinDelay:        crawlGap,
 			MaxRetries:      -1,
+			NoSitemaps:      true, // colly reads none: the same requests for both
 			Filters:         append(frontier.DefaultFilters(), frontier.Domains(nil, trapHosts(web))),
 			Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})

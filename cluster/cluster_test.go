@@ -110,6 +110,7 @@ func TestURLsRoundTrip(t *testing.T) {
 		{"fields", []frontier.URL{
 			{URL: "http://a.test/x?y=1", Depth: 3, Priority: 2, Source: "http://b.test/", Anchor: "the anchor"},
 			{URL: "http://ü.test/ä", Depth: 1 << 30, Anchor: string(make([]byte, 300))},
+			{URL: "http://c.test/sitemap.xml", Depth: 1, Sitemap: 2, ChangeFreq: frontier.FreqDaily},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,6 +127,20 @@ func TestURLsRoundTrip(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A batch as a node before sitemaps wrote it: kind 'U', no Sitemap
+	// and ChangeFreq bytes.
+	old := append([]byte{kindURLs, 1}, appendString(nil, "http://a.test/")...)
+	old = append(old, 2, 0)
+	old = appendString(old, "")
+	old = appendString(old, "a")
+	if got, err := DecodeURLs(old); err != nil || len(got) != 1 || got[0].URL != "http://a.test/" || got[0].Depth != 2 || got[0].Anchor != "a" {
+		t.Errorf("an old batch: %+v, %v", got, err)
+	}
+	bad := AppendURLs(nil, []frontier.URL{{URL: "http://a.test/"}})
+	bad[len(bad)-1] = 200 // no such ChangeFreq
+	if _, err := DecodeURLs(bad); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("ChangeFreq 200: %v, want ErrCorrupt", err)
 	}
 }
 

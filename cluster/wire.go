@@ -12,7 +12,8 @@ import (
 // the wrong subject is rejected, not misread; integers are unsigned
 // varints, strings a varint length and the bytes.
 const (
-	kindURLs    = 'U'
+	kindURLs    = 'U' // a batch of URLs, as nodes before sitemaps wrote it
+	kindURLs2   = 'V' // the same with each URL's Sitemap level and ChangeFreq
 	kindSeen    = 'S'
 	kindSeenAns = 's'
 	kindForget  = 'F'
@@ -105,9 +106,11 @@ func (r *reader) finish(op string) error {
 }
 
 // AppendURLs appends the wire form of a batch of URLs (URL, Depth,
-// Priority hint, Source, Anchor: what Crawler.Add needs) to b.
+// Priority hint, Source, Anchor, Sitemap level, ChangeFreq: what
+// Crawler.Add needs) to b. A sitemap's URL keeps its level, so the node
+// that owns its host reads it as a sitemap, not as a page.
 func AppendURLs(b []byte, urls []frontier.URL) []byte {
-	b = append(b, kindURLs)
+	b = append(b, kindURLs2)
 	b = binary.AppendUvarint(b, uint64(len(urls)))
 	for i := range urls {
 		u := &urls[i]
@@ -116,6 +119,7 @@ func AppendURLs(b []byte, urls []frontier.URL) []byte {
 		b = binary.AppendUvarint(b, uint64(max(u.Priority, 0)))
 		b = appendString(b, u.Source)
 		b = appendString(b, u.Anchor)
+		b = append(b, byte(min(max(u.Sitemap, 0), 255)), byte(u.ChangeFreq))
 	}
 	return b
 }
@@ -124,7 +128,12 @@ func AppendURLs(b []byte, urls []frontier.URL) []byte {
 // is an *Error wrapping ErrCorrupt; it never panics.
 func DecodeURLs(data []byte) ([]frontier.URL, error) {
 	r := reader{b: data}
-	r.kind(kindURLs)
+	v2 := len(data) > 0 && data[0] == kindURLs2
+	if v2 {
+		r.kind(kindURLs2)
+	} else {
+		r.kind(kindURLs)
+	}
 	n := r.count(5)
 	if r.err != nil {
 		return nil, r.finish("decode urls")
@@ -139,6 +148,12 @@ func DecodeURLs(data []byte) ([]frontier.URL, error) {
 		u.Depth, u.Priority = int(d), int(p)
 		u.Source = r.string()
 		u.Anchor = r.string()
+		if v2 {
+			u.Sitemap = int(r.byte())
+			if u.ChangeFreq = frontier.ChangeFreq(r.byte()); !u.ChangeFreq.Valid() {
+				r.err = ErrCorrupt
+			}
+		}
 		if r.err != nil {
 			break
 		}

@@ -92,7 +92,9 @@
 // (HTML.MaxLinks, 100000 by default); Document.LinksDropped counts the
 // ones a page lost to the cap. Sitemap reads XML urlsets and
 // sitemap indexes (gzip too) and text sitemaps, with caps on size and
-// entries. ByType picks one of them by content type.
+// entries. ByType picks one of them by content type. ParseLinkHeader reads
+// the links of HTTP Link headers (RFC 8288), the way any resource, a PDF
+// too, names its rel=canonical URL.
 //
 //	var p fetch.ByType
 //	doc, err := p.Parse(resp)

@@ -90,6 +90,19 @@ func ExampleSitemap() {
 	// http://www.example.com/about 0001-01-01 monthly 0.5
 }
 
+// ExampleParseLinkHeader reads the canonical URL a PDF names in its
+// HTTP Link header, the only place a non-HTML resource can name one.
+func ExampleParseLinkHeader() {
+	base, _ := url.Parse("https://example.com/papers/report.pdf?ref=feed")
+	links := fetch.ParseLinkHeader([]string{`</papers/report.pdf>; rel="canonical", <https://cdn.example.com/report.pdf>; rel=alternate; type="application/pdf"`}, base)
+	for _, l := range links {
+		fmt.Println(l.Rel, l.URL)
+	}
+	// Output:
+	// canonical https://example.com/papers/report.pdf
+	// alternate https://cdn.example.com/report.pdf
+}
+
 // ExampleError shows the private-address guard: without AllowPrivate the
 // fetcher refuses to connect to loopback, whatever the name resolves to.
 func ExampleError() {

@@ -12,8 +12,8 @@ import (
 	"github.com/crawlkit/crawlkit/internal/wire"
 )
 
-// urlVersion 2 added the validators (ETag, LastModified); version 1
-// records, without them, are read too.
+// urlVersion starts every encoded URL. Version 1 had no Sitemap,
+// ChangeFreq and validators (ETag, LastModified); it is still read.
 const (
 	urlVersion   = 2
 	urlVersionV1 = 1
@@ -24,7 +24,8 @@ const (
 const maxRecord = 1 << 20
 
 // AppendBinary appends the binary encoding of u to b (encoding.BinaryAppender).
-// Anchor and Source are not encoded, nor Key when it is HostKey(URL).
+// Anchor, Source and LastMod are not encoded, nor Key when it is
+// HostKey(URL); Sitemap is clamped to 0..255.
 // The encoding is stable across versions of this package: a leading
 // version byte, then varints and length-prefixed strings.
 func (u *URL) AppendBinary(b []byte) ([]byte, error) {
@@ -47,6 +48,7 @@ func (u *URL) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.AppendVarint(b, unixNano(u.History.First))
 	b = binary.AppendVarint(b, unixNano(u.History.Last))
 	b = binary.AppendVarint(b, unixNano(u.Due))
+	b = append(b, byte(min(max(u.Sitemap, 0), 255)), byte(u.ChangeFreq))
 	b = binary.AppendUvarint(b, uint64(len(u.ETag)))
 	b = append(b, u.ETag...)
 	b = binary.AppendUvarint(b, uint64(len(u.LastModified)))
@@ -81,6 +83,10 @@ func (u *URL) UnmarshalBinary(data []byte) error {
 	x.History.Last = fromUnixNano(d.Varint())
 	x.Due = fromUnixNano(d.Varint())
 	if v >= 2 {
+		x.Sitemap = int(d.Byte())
+		if x.ChangeFreq = ChangeFreq(d.Byte()); x.ChangeFreq >= numFreqs {
+			d.Bad = true
+		}
 		x.ETag = d.str()
 		x.LastModified = d.str()
 	}

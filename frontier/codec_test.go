@@ -20,6 +20,7 @@ func sampleURLs() []frontier.URL {
 			ETag: `W/"v7"`, LastModified: "Tue, 24 Nov 2026 10:00:00 GMT"},
 		{URL: "http://d.test/", LastModified: "Tue, 24 Nov 2026 10:00:00 GMT"},
 		{URL: "http://c.test/ü", Priority: -1, Depth: -2},
+		{URL: "http://d.test/sitemap.xml", Sitemap: 2, ChangeFreq: frontier.FreqWeekly},
 	}
 }
 
@@ -48,25 +49,63 @@ func equalURL(a, b frontier.URL) bool {
 	return a.URL == b.URL && a.Key == b.Key && a.Priority == b.Priority && a.Depth == b.Depth &&
 		a.Fingerprint == b.Fingerprint && a.History.Fetches == b.History.Fetches && a.History.Changes == b.History.Changes &&
 		a.History.First.Equal(b.History.First) && a.History.Last.Equal(b.History.Last) && a.Due.Equal(b.Due) &&
-		a.ETag == b.ETag && a.LastModified == b.LastModified
+		a.ETag == b.ETag && a.LastModified == b.LastModified &&
+		a.Sitemap == b.Sitemap && a.ChangeFreq == b.ChangeFreq
 }
 
-// TestURLBinaryVersion1 reads a record written before the validators
-// were encoded: version byte 1 and no validator fields.
+// TestURLBinaryVersion1: records written before Sitemap, ChangeFreq and
+// the validators existed (version 1: the same fields without the last
+// two bytes and two strings) are still read, with them zero; an unknown
+// ChangeFreq is corrupt.
 func TestURLBinaryVersion1(t *testing.T) {
-	u := sampleURLs()[1]
-	u.ETag, u.LastModified = "", ""
-	b, err := u.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
+	for _, u := range sampleURLs() {
+		u.ETag, u.LastModified = "", ""
+		b, _ := u.MarshalBinary()
+		v1 := append([]byte{1}, b[1:len(b)-4]...)
+		var got frontier.URL
+		if err := got.UnmarshalBinary(v1); err != nil {
+			t.Fatalf("%s: version 1: %v", u.URL, err)
+		}
+		want := u
+		want.Sitemap, want.ChangeFreq = 0, 0
+		if !equalURL(got, want) {
+			t.Errorf("version 1 of %+v gave %+v", want, got)
+		}
+		b[len(b)-3] = 200 // ChangeFreq, before the two empty validators
+		if err := got.UnmarshalBinary(b); !errors.Is(err, frontier.ErrCorrupt) {
+			t.Errorf("%s: ChangeFreq 200: %v, want ErrCorrupt", u.URL, err)
+		}
+		if err := got.UnmarshalBinary(append([]byte{3}, b[1:]...)); !errors.Is(err, frontier.ErrCorrupt) {
+			t.Errorf("version 3 record: %v, want ErrCorrupt", err)
+		}
 	}
-	v1 := append([]byte{1}, b[1:len(b)-2]...) // no empty ETag, LastModified
-	var got frontier.URL
-	if err := got.UnmarshalBinary(v1); err != nil || !equalURL(got, u) {
-		t.Fatalf("version 1 record: %+v, %v; want %+v", got, err, u)
-	}
-	if err := got.UnmarshalBinary(append([]byte{3}, b[1:]...)); !errors.Is(err, frontier.ErrCorrupt) {
-		t.Errorf("version 3 record: %v, want ErrCorrupt", err)
+}
+
+func TestChangeFreq(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		want   frontier.ChangeFreq
+		period time.Duration
+		ok     bool
+	}{
+		{"always", frontier.FreqAlways, 0, true},
+		{" Hourly\n", frontier.FreqHourly, time.Hour, true},
+		{"DAILY", frontier.FreqDaily, 24 * time.Hour, true},
+		{"weekly", frontier.FreqWeekly, 7 * 24 * time.Hour, true},
+		{"monthly", frontier.FreqMonthly, 30 * 24 * time.Hour, true},
+		{"yearly", frontier.FreqYearly, 365 * 24 * time.Hour, true},
+		{"never", frontier.FreqNever, 0, false},
+		{"", frontier.FreqUnknown, 0, false},
+		{"fortnightly", frontier.FreqUnknown, 0, false},
+	} {
+		f := frontier.ParseChangeFreq(c.in)
+		d, ok := f.Period()
+		if f != c.want || d != c.period || ok != c.ok {
+			t.Errorf("ParseChangeFreq(%q) = %v (%v, %v), want %v (%v, %v)", c.in, f, d, ok, c.want, c.period, c.ok)
+		}
+		if c.want != frontier.FreqUnknown && frontier.ParseChangeFreq(f.String()) != f {
+			t.Errorf("%v does not round-trip through String", f)
+		}
 	}
 }
 

@@ -47,9 +47,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // and its prioritizers need to know about it. The zero value of every field
 // but URL is valid.
 //
-// A queued URL costs its URL string plus about 88 bytes in the in-memory
-// store when Key is a substring of URL (HostKey returns one); Anchor and
-// Source are inputs for the Prioritizer at Add time and are not kept.
+// A queued URL costs its URL string plus about 96 bytes in the in-memory
+// store when Key is a substring of URL (HostKey returns one); Anchor,
+// Source and LastMod are inputs for the Prioritizer at Add time and are
+// not kept.
 type URL struct {
 	// URL is the absolute URL, normally in canonical form.
 	URL string
@@ -82,6 +83,19 @@ type URL struct {
 	Anchor string
 	// Source is the URL of the page that linked to it. Not stored.
 	Source string
+	// Sitemap, when above 0, marks a sitemap to fetch rather than a page,
+	// and is its nesting level: 1 for a sitemap a host's robots.txt names
+	// (or the host's /sitemap.xml), 2 for one that a sitemap index of
+	// level 1 lists, and so on, at most 255. A crawler reads a sitemap's
+	// entries as links and does not count it as a page.
+	Sitemap int
+	// ChangeFreq is the <changefreq> a sitemap gave the URL: a hint a
+	// Prioritizer may read, kept so that a revisit schedule can read it
+	// too.
+	ChangeFreq ChangeFreq
+	// LastMod is the <lastmod> a sitemap gave the URL, zero if none: a
+	// hint for the Prioritizer at Add time. Not stored.
+	LastMod time.Time
 }
 
 // History is the fetch history of one URL: how often it was fetched, how

@@ -146,7 +146,7 @@ type backQ struct {
 // amortized per URL, and with MostWork a Done may move up to 64 URLs back
 // to the front queues; a lease that takes a queue's last URL of its
 // highest priority costs O(F). No allocation but the Lease. With the
-// default store a queued URL costs its URL string plus about 88 bytes
+// default store a queued URL costs its URL string plus about 96 bytes
 // (plus its Key if that is not a substring of URL); each back queue
 // costs 4F bytes of counters. Safe for concurrent use.
 type Mercator struct {

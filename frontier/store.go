@@ -49,7 +49,7 @@ type Store interface {
 	Close() error
 }
 
-// item is the packed form of a URL in the in-memory store: 88 bytes on
+// item is the packed form of a URL in the in-memory store: 112 bytes on
 // 64-bit platforms plus the strings' bytes.
 type item struct {
 	url, key         string
@@ -59,6 +59,8 @@ type item struct {
 	first, last, due int64
 	fetches, changes uint32
 	depth, prio      int32
+	sitemap          uint8
+	freq             ChangeFreq
 }
 
 func unixNano(t time.Time) int64 {
@@ -84,6 +86,7 @@ func packHashed(u *URL, kh uint64) item {
 		first: unixNano(u.History.First), last: unixNano(u.History.Last), due: unixNano(u.Due),
 		fetches: u.History.Fetches, changes: u.History.Changes,
 		depth: int32(u.Depth), prio: int32(u.Priority),
+		sitemap: uint8(min(max(u.Sitemap, 0), 255)), freq: u.ChangeFreq,
 	}
 }
 
@@ -95,6 +98,7 @@ func (it *item) unpack() URL {
 		History: History{Fetches: it.fetches, Changes: it.changes, First: fromUnixNano(it.first), Last: fromUnixNano(it.last)},
 		Due:     fromUnixNano(it.due),
 		Depth:   int(it.depth), Priority: int(it.prio),
+		Sitemap: int(it.sitemap), ChangeFreq: it.freq,
 	}
 }
 

@@ -157,6 +157,8 @@ type options struct {
 	Node           string  `json:"node,omitempty"`
 	Nodes          string  `json:"nodes,omitempty"`
 	DeadAfter      dur     `json:"dead_after,omitempty"`
+	Sitemaps       bool    `json:"sitemaps"`
+	Canonical      string  `json:"canonical"`
 
 	// Not saved: they are about this process, not the crawl.
 	out     string
@@ -206,6 +208,9 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.TrapHosts, "trap-domain-hosts", o.TrapHosts, "a registrable domain may have this many hosts, and one more per 16 pages of new content from them (bounds subdomain explosions; -1: no such rule)")
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
 	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
+	// Sitemaps and canonical URLs.
+	fs.BoolVar(&o.Sitemaps, "sitemaps", o.Sitemaps, "read the sitemaps robots.txt names, or each host's /sitemap.xml, and queue their URLs (-sitemaps=false: links only)")
+	fs.StringVar(&o.Canonical, "canonical", o.Canonical, "which rel=canonical to honour, an alias left out of the index and collapsed in the graph: domain (within the page's registrable domain), host, any, off")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&o.NoRevisits, "no-revisits", o.NoRevisits, "archive every response in full, not a response whose payload was archived before as a WARC revisit record")
 	fs.StringVar(&o.reindex, "reindex-warc", "", "rebuild the CDXJ index of every WARC file in this directory (e.g. OUT/warc, not in use by a crawl) from the files, and exit")
@@ -225,7 +230,8 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 // defaults returns the options of a crawl no flag changed.
 func defaults() options {
 	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
-		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16, TrapHosts: 10}
+		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16, TrapHosts: 10,
+		Sitemaps: true, Canonical: crawlkit.CanonicalSameDomain.String()}
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -287,6 +293,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"-node and -nodes need -nats URL or -nats-embed ADDR"}
 	case o.Node != "" && !slices.Contains(strings.Split(o.Nodes, ","), o.Node):
 		return nil, usageError{fmt.Sprintf("-node %q is not in -nodes %q", o.Node, o.Nodes)}
+	}
+	if _, err := crawlkit.ParseCanonicalPolicy(o.Canonical); err != nil {
+		return nil, usageError{fmt.Sprintf("-canonical %q: want domain, host, any or off", o.Canonical)}
 	}
 	if o.DNSServer != "" {
 		if _, err := netip.ParseAddrPort(o.DNSServer); err != nil {
@@ -419,6 +428,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		MaxHostsPerDomain: o.HostsPerDomain,
 		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike, DomainHosts: o.TrapHosts},
 		NoURLRules:        o.NoURLRules,
+		NoSitemaps:        !o.Sitemaps,
 		MinDelay:          time.Duration(o.MinDelay),
 		DelayFactor:       o.DelayFactor,
 		MaxDelay:          time.Duration(o.MaxDelay),
@@ -428,6 +438,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if o.DelayFactor == 0 {
 		cfg.DelayFactor = -1 // the flag's 0 means no gap; Config's 0 means the default
 	}
+	cfg.Canonicals, _ = crawlkit.ParseCanonicalPolicy(o.Canonical) // checked by parseFlags
 	for _, sfx := range strings.Split(o.Suffixes, ",") {
 		if sfx = strings.TrimSpace(sfx); sfx != "" {
 			cfg.PrivateSuffixes = append(cfg.PrivateSuffixes, strings.ToLower(sfx))

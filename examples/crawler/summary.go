@@ -41,6 +41,9 @@ func startDemo(o *options) (*demoWeb, error) {
 		CrawlDelay:    100 * time.Millisecond,
 		RetryAfter:    200 * time.Millisecond,
 		ChangePeriods: []time.Duration{0},
+		// Pages only sitemaps list, and a site of rel=canonical aliases.
+		SitemapOnly: true,
+		Canonicals:  true,
 	})
 	srv, err := dnstest.NewServer(dnstest.Config{})
 	if err != nil {
@@ -112,6 +115,33 @@ func (d *demoWeb) check(w io.Writer, agent string) {
 	found := expected - len(d.web.Missed(agent, skip))
 	fmt.Fprintf(w, "\nground truth: %d of the %d pages reachable under robots.txt (traps and non-pages aside) were found, in %d requests; robots.txt violations: %d; most concurrent requests to one host: %d\n",
 		found, expected, len(log), len(d.web.RobotsViolations(agent)), maxConc)
+	// The pages only sitemaps list: found when they, or a mirror's copy,
+	// were requested.
+	req := map[string]bool{}
+	for _, r := range log {
+		req["http://"+r.Host+":"+d.web.Port()+r.Path] = true
+	}
+	dupOf := map[string][]string{}
+	for _, cl := range d.web.ExactDuplicates() {
+		for _, u := range cl {
+			dupOf[u] = cl
+		}
+	}
+	onlyFound, onlyExpected := 0, 0
+	for _, u := range d.web.SitemapOnlyPages() {
+		if !d.web.Allowed(agent, u) {
+			continue
+		}
+		onlyExpected++
+		hit := req[u]
+		for _, c := range dupOf[u] {
+			hit = hit || req[c]
+		}
+		if hit {
+			onlyFound++
+		}
+	}
+	fmt.Fprintf(w, "sitemaps: %d of the %d pages only sitemaps list were found\n", onlyFound, onlyExpected)
 }
 
 // buildGraph turns a link log into a compressed web graph and its
@@ -133,7 +163,8 @@ func buildGraph(linksPath, basename string) error {
 		return err
 	}
 	defer b.Close()
-	if err := crawlkit.ReadLinkLog(f, b.AddURL, b.AddLink); err != nil {
+	// Aliases (rel=canonical) collapse into their canonical URL's node.
+	if err := crawlkit.ReadLinkLogCanonical(f, b.AddURL, b.AddLink); err != nil {
 		return fmt.Errorf("link log: %w", err)
 	}
 	if err := b.Finish(basename); err != nil {

@@ -67,6 +67,12 @@
 //	               /v3/, 12 near-duplicate class pages each hold the only
 //	               link to a page. Canonical maps every URL to its
 //	               distinct page; only with Config.Aliases
+//	canon          Canonicals: six articles, each with variants naming it
+//	               as their rel=canonical: ?ref=home, /print/, the mobile
+//	               host m.canon, /amp/ (in a Link header only), and a
+//	               syndicated /wire/ story naming h000's home page
+//	               (another site); RelCanonical says what each names;
+//	               only with Config.Canonicals
 //
 // With Config.SubdomainTrap set (say "explode.test"), one more trap lives
 // outside Config.Domain, under a registrable domain of its own, as wildcard
@@ -113,7 +119,11 @@
 // Every ordinary host and mirror serves /sitemap.xml (all its pages, with
 // lastmod and changefreq), /sitemap_index.xml (a sitemap index of the next
 // two), /sitemaps/pages-1.xml and /sitemaps/pages-2.xml.gz (a gzip file).
-// Sitemaps list only pages that links also reach.
+// Sitemaps list only pages that links also reach, unless
+// Config.SitemapOnly adds pages under /more/ that only sitemaps list
+// (SitemapOnlyPages). The robots.txt variants plain, crawl-delay and agents
+// name a sitemap; of the others, a crawler finds /sitemap.xml only by
+// asking for it.
 //
 // # Ground truth
 //

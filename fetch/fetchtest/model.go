@@ -28,6 +28,7 @@ type page struct {
 // mirrors). Immutable once built.
 type hostModel struct {
 	pages     []page
+	linked    int // pages[:linked] are linked; the rest are sitemap-only (Config.SitemapOnly)
 	byPath    map[string]int32
 	childOff  []int32 // children of p: childList[childOff[p]:childOff[p+1]]
 	childList []int32
@@ -101,13 +102,31 @@ func (w *Web) pageTitle(i, j int) string {
 	return t
 }
 
+// sitemapOnly returns the number of sitemap-only pages of a host with
+// nbase base pages: none without Config.SitemapOnly.
+func (w *Web) sitemapOnly(nbase int) int {
+	if !w.cfg.SitemapOnly {
+		return 0
+	}
+	return 1 + nbase/8
+}
+
+// sitemapOnlyPath is the path of sitemap-only page k of ordinary host i.
+func (w *Web) sitemapOnlyPath(i, k int) string {
+	r := newRNG(w.seed, tagSitemapOnly, i, k)
+	return "/more/" + r.word() + "-" + r.word() + "-" + strconv.Itoa(k) + ".html"
+}
+
 func (w *Web) buildModel(h *hostInfo) *hostModel {
 	n := h.nbase + len(h.synd)
-	m := &hostModel{pages: make([]page, n), byPath: make(map[string]int32, n)}
+	all := n + w.sitemapOnly(h.nbase)
+	m := &hostModel{pages: make([]page, all), linked: n, byPath: make(map[string]int32, all)}
 	parent := make([]int32, n)
-	for j := range n {
+	for j := range all {
 		p := page{synd: -1}
-		if j < h.nbase {
+		if j >= n {
+			p.path, p.kind = w.sitemapOnlyPath(h.index, j-n), pageHTML
+		} else if j < h.nbase {
 			p.path, p.kind = w.pageSpec(h.index, j)
 			if j > 0 {
 				r := newRNG(w.seed, tagParent, h.index, j)
@@ -143,7 +162,12 @@ func (w *Web) buildModel(h *hostInfo) *hostModel {
 	return m
 }
 
+// children returns the pages p is the parent of (none for a sitemap-only
+// page).
 func (m *hostModel) children(p int) []int32 {
+	if p >= m.linked {
+		return nil
+	}
 	return m.childList[m.childOff[p]:m.childOff[p+1]]
 }
 
@@ -230,6 +254,9 @@ func (w *Web) buildSpecials() {
 	if w.cfg.Aliases {
 		add(w.Host(Aliases), "/", "project site")
 	}
+	if w.cfg.Canonicals {
+		add(w.Host(Canonicals), "/", "press")
+	}
 	if w.cfg.LinkHostile {
 		for _, p := range hostilePaths {
 			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))
@@ -282,7 +309,7 @@ func (w *Web) pageLinks(h *hostInfo, j int) []link {
 		same(int(c))
 	}
 	for range 1 + r.intn(6) {
-		same(r.intn(len(m.pages)))
+		same(r.intn(m.linked))
 	}
 	cross := func(t, tj int) {
 		th := w.ordinary[t]

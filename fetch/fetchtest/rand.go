@@ -26,6 +26,9 @@ const (
 	tagBase
 	tagSubdomain
 	tagAlias
+	tagSitemapOnly
+	tagCanon
+	tagCanonOther
 )
 
 func mix64(z uint64) uint64 {

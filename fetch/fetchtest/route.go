@@ -22,6 +22,7 @@ const (
 	routeRetryOK            // a /retry/N/ page of Statuses after its N failures
 	routeJavadoc            // a page of the Javadoc host
 	routeAlias              // a URL of the Aliases site that answers a page
+	routeCanon              // a URL of the Canonicals site
 )
 
 type route struct {
@@ -89,6 +90,10 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 		}
 		if j := w.alias().route(path, rawQuery); j >= 0 {
 			return route{kind: routeAlias, status: 200, page: j}
+		}
+	case kindCanon:
+		if j := canonRoute(h.name == w.canonMobileHost(), pq); j >= 0 {
+			return route{kind: routeCanon, status: 200, page: j}
 		}
 	case kindRedirect:
 		return w.routeRedirect(path, rawQuery)

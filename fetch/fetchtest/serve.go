@@ -125,6 +125,8 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case routeAlias:
 		w.renderAlias(buf, rt.page)
 		w.send(sw, r, 200, "text/html; charset=utf-8", buf.Bytes(), time.Time{})
+	case routeCanon:
+		w.serveCanon(sw, r, rt.page, buf)
 	case routeRobots:
 		v := robotsOf(h)
 		if rt.status != 200 {

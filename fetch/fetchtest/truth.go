@@ -79,6 +79,26 @@ func (w *Web) Pages() []string {
 	if w.cfg.Aliases {
 		out = append(out, w.aliasPages()...)
 	}
+	if w.cfg.Canonicals {
+		for i := range canonTable {
+			out = append(out, w.canonURL(i))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SitemapOnlyPages returns the pages (see Pages) that no page links to
+// and only their host's sitemaps list (Config.SitemapOnly), mirrors'
+// copies included, sorted; nil without Config.SitemapOnly.
+func (w *Web) SitemapOnlyPages() []string {
+	var out []string
+	for _, h := range append(slices.Clip(w.ordinary), w.mirrors...) {
+		m := h.model()
+		for _, p := range m.pages[m.linked:] {
+			out = append(out, w.URL(h.name, p.path))
+		}
+	}
 	slices.Sort(out)
 	return out
 }
@@ -109,6 +129,13 @@ func (w *Web) PagesOf(host string) []string {
 	case kindAlias:
 		if h.name == w.Host(Aliases) {
 			out = w.aliasPages()
+		}
+	case kindCanon:
+		mobile := h.name == w.canonMobileHost()
+		for i, p := range canonTable {
+			if p.mobile == mobile {
+				out = append(out, w.canonURL(i))
+			}
 		}
 	}
 	return out
@@ -149,6 +176,8 @@ func (w *Web) Links(pageURL string) []string {
 		links = javadocLinks(rt.page)
 	case routeAlias:
 		links = w.aliasLinks(rt.page)
+	case routeCanon:
+		links = w.canonLinks(rt.page)
 	case routeRedirect:
 		links = []link{{href: rt.location}}
 	default:
@@ -298,7 +327,7 @@ func (w *Web) Reachable(agent string, seeds ...string) []string {
 			continue
 		}
 		switch rt := w.route(h, path, q); rt.kind {
-		case routePage, routeCharset, routeJavadoc:
+		case routePage, routeCharset, routeJavadoc, routeCanon:
 			out = append(out, u)
 		case routeAlias:
 			if c := w.aliasURL(rt.page); !listed[c] {
@@ -381,7 +410,7 @@ func (w *Web) Title(rawURL string) string {
 		if h.kind == kindMirror {
 			o = w.ordinary[h.index]
 		}
-		if rt.page >= o.nbase {
+		if o.model().pages[rt.page].kind == pageArticle {
 			return w.clusterTitle(o.synd[rt.page-o.nbase].cluster)
 		}
 		return w.pageTitle(o.index, rt.page)
@@ -391,6 +420,8 @@ func (w *Web) Title(rawURL string) string {
 		return javadocPages[rt.page].title
 	case routeAlias:
 		return w.aliasTitle(rt.page)
+	case routeCanon:
+		return w.canonTitle(rt.page)
 	}
 	return ""
 }

@@ -125,6 +125,23 @@ type Config struct {
 	// more is needed. Default false: no such hosts.
 	Aliases bool
 
+	// SitemapOnly gives every ordinary host (and so its mirrors) 1 +
+	// pages/8 more HTML pages under /more/ that no page links to: only
+	// the host's sitemaps list them. They are in Pages and PagesOf, not
+	// in Reachable, which follows links; SitemapOnlyPages lists them.
+	// Default false: sitemaps list only pages links reach.
+	SitemapOnly bool
+
+	// Canonicals adds the Canonicals site, canon.<Domain>, linked from
+	// h000's home page, and its mobile host m.canon.<Domain>: articles
+	// whose variants (?ref=, printer, mobile, AMP with the canonical URL
+	// in a Link header, and a syndicated story naming another site's
+	// page) name the article as their canonical URL (see Canonicals, the
+	// label). Every URL of the site is in Pages and Reachable (a variant
+	// is a resource of its own, whatever it names); RelCanonical says
+	// what each names. Both names are under Domain. Default false.
+	Canonicals bool
+
 	// SubdomainTrap is the registrable domain of a subdomain-explosion trap
 	// (for example "explode.test"), the way wildcard DNS lets one site
 	// mint host names without end. Default "": no such trap. When set, the
@@ -273,6 +290,7 @@ const (
 	kindSubdomain // any host under Config.SubdomainTrap
 	kindAlias     // the Aliases host and its www alias
 	kindMembers   // the login-protected Members host
+	kindCanon     // the Canonicals host and its mobile host
 )
 
 // hostInfo is what NewWeb knows about a host without generating its pages.
@@ -538,6 +556,11 @@ func (w *Web) generate() {
 			w.byName[name] = &hostInfo{name: name, kind: kindAlias}
 		}
 		w.alias = sync.OnceValue(w.buildAliasSite)
+	}
+	if c.Canonicals {
+		for _, name := range []string{w.Host(Canonicals), w.canonMobileHost()} {
+			w.byName[name] = &hostInfo{name: name, kind: kindCanon}
+		}
 	}
 	for name := range w.byName {
 		w.names = append(w.names, name)
