@@ -405,13 +405,18 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 			w.t.count(DuplicateURL)
 			continue
 		}
-		hi := hosts[frontier.HostKey(cands[i].URL)]
+		host := frontier.HostKey(cands[i].URL)
+		hi := hosts[host]
 		newHost := counts[hi.key] == 0
+		hostMax, domainMax := c.cfg.MaxPagesPerHost, c.cfg.MaxPagesPerDomain
+		if c.hostRules != nil {
+			hostMax, domainMax = c.hostBudget(host), c.domainBudget(host)
+		}
 		switch {
-		case c.cfg.MaxPagesPerHost > 0 && counts[hi.key] >= int64(c.cfg.MaxPagesPerHost):
+		case hostMax > 0 && counts[hi.key] >= int64(hostMax):
 			w.t.filter("host budget")
 			continue
-		case c.cfg.MaxPagesPerDomain > 0 && counts[hi.dkey] >= int64(c.cfg.MaxPagesPerDomain):
+		case domainMax > 0 && counts[hi.dkey] >= int64(domainMax):
 			w.t.filter("domain budget")
 			continue
 		case newHost && c.cfg.MaxHostsPerDomain > 0 && counts[hi.nkey] >= int64(c.cfg.MaxHostsPerDomain):

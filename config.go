@@ -122,6 +122,9 @@ type Config struct {
 	// many were admitted under it. Default 100,000; negative means no
 	// limit.
 	MaxPagesPerDomain int
+	// HostRules override MinDelay, MaxPagesPerHost and MaxPagesPerDomain
+	// for the hosts and domains they name (see HostRule). Default none.
+	HostRules []HostRule
 	// MaxHostsPerDomain refuses URLs of new hosts of a registrable domain
 	// once this many of its hosts have URLs: a subdomain explosion (every
 	// page linking fresh host names) stops there. Default 1,000; negative
@@ -270,6 +273,9 @@ func (c *Config) validate() error {
 		return bad("%v", err)
 	}
 	if _, err := c.Backoff.resolved(); err != nil {
+		return bad("%v", err)
+	}
+	if _, err := newHostRules(c.HostRules); err != nil {
 		return bad("%v", err)
 	}
 	for i, f := range c.ExtraFilters {

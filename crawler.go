@@ -46,6 +46,7 @@ type Crawler struct {
 	cutHosts  sync.Map           // host key → struct{}: hosts the trap defence cut, as seen by this run
 	closers   []io.Closer        // what New created, closed by Run in reverse order
 	sitemaps  SitemapOptions
+	hostRules *hostRules // Config.HostRules, nil when none
 
 	// stale maps the URL fingerprint of a revisit a sitemap's <lastmod>
 	// brought forward to the Due of its new copy (see staleCopy).
@@ -109,6 +110,7 @@ func New(cfg Config) (*Crawler, error) {
 	c.backoff, _ = cfg.Backoff.resolved() // validated above
 	c.bo = make(map[string]Backoff)
 	c.sitemaps, _ = cfg.Sitemaps.resolved()
+	c.hostRules, _ = newHostRules(cfg.HostRules) // validated above
 	if !cfg.NoURLRules {
 		c.rules, _ = dust.New(cfg.URLRules) // validated above
 	}

@@ -113,6 +113,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		}
 	}
 
+	if c.hostRules != nil {
+		w.res.MinDelay = c.minDelay(frontier.HostKey(l.URL.URL))
+	}
 	// Robots.txt immediately before the fetch: rules change while URLs
 	// wait in the frontier.
 	checked := time.Now()

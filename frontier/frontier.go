@@ -155,6 +155,9 @@ type Result struct {
 	RetryAfter time.Duration
 	// CrawlDelay is the robots.txt Crawl-delay of the host.
 	CrawlDelay time.Duration
+	// MinDelay, if not zero, replaces Politeness.MinDelay for this key
+	// (negative means none): a per-host override.
+	MinDelay time.Duration
 	// Revisit, if not zero, schedules the URL to come back at that time
 	// (continuous crawling); its History is updated from Fingerprint.
 	Revisit time.Time
@@ -265,7 +268,8 @@ func (t sysTimer) Stop() bool          { return t.t.Stop() }
 
 // Politeness is the gap policy shared by the frontiers: after a fetch that
 // took d, the key is next contacted at
-// now + max(MinDelay, K × d, CrawlDelay, RetryAfter), capped by MaxDelay.
+// now + max(MinDelay, K × d, CrawlDelay, RetryAfter), capped by MaxDelay
+// (Result.MinDelay, when set, stands for MinDelay).
 type Politeness struct {
 	// K multiplies the last fetch time. Default 10 (Mercator); negative
 	// means 0.
@@ -294,7 +298,11 @@ func (p Politeness) Gap(r Result) time.Duration {
 	} else if k < 0 {
 		k = 0
 	}
-	g := max(p.MinDelay, time.Duration(k*float64(r.Duration)), r.CrawlDelay, r.RetryAfter)
+	md := p.MinDelay
+	if r.MinDelay != 0 {
+		md = max(r.MinDelay, 0)
+	}
+	g := max(md, time.Duration(k*float64(r.Duration)), r.CrawlDelay, r.RetryAfter)
 	maxd := p.MaxDelay
 	if maxd <= 0 {
 		maxd = time.Hour

@@ -126,39 +126,42 @@ func (d *dur) UnmarshalText(b []byte) error { return d.Set(string(b)) }
 
 // options are the parsed flags, and the settings saved in -out.
 type options struct {
-	Seeds          string  `json:"seeds,omitempty"`
-	SeedsFile      string  `json:"seeds_file,omitempty"`
-	Demo           bool    `json:"demo,omitempty"`
-	DemoHosts      int     `json:"demo_hosts,omitempty"`
-	DemoPages      int     `json:"demo_pages,omitempty"`
-	DemoWeb        string  `json:"demo_web,omitempty"` // the demo web's address, kept for -resume
-	MaxPages       int64   `json:"max_pages"`
-	MaxDepth       int     `json:"max_depth"`
-	Duration       dur     `json:"duration"`
-	Workers        int     `json:"workers"`
-	MinDelay       dur     `json:"min_delay"`
-	DelayFactor    float64 `json:"delay_factor"`
-	MaxDelay       dur     `json:"max_delay"`
-	Agent          string  `json:"agent"`
-	UserAgent      string  `json:"user_agent,omitempty"`
-	Continuous     bool    `json:"continuous,omitempty"`
-	DNSServer      string  `json:"dns,omitempty"`
-	AllowPrivate   bool    `json:"allow_private,omitempty"`
-	PerHost        int     `json:"max_per_host"`
-	PerDomain      int     `json:"max_per_domain"`
-	HostsPerDomain int     `json:"max_hosts_per_domain"`
-	TrapAlike      int     `json:"trap_alike"`
-	TrapHosts      int     `json:"trap_domain_hosts"`
-	NoURLRules     bool    `json:"no_url_rules,omitempty"`
-	NoRevisits     bool    `json:"no_revisits,omitempty"`
-	Suffixes       string  `json:"private_suffixes,omitempty"`
-	NATSURL        string  `json:"nats,omitempty"`
-	NATSEmbed      string  `json:"nats_embed,omitempty"`
-	Node           string  `json:"node,omitempty"`
-	Nodes          string  `json:"nodes,omitempty"`
-	DeadAfter      dur     `json:"dead_after,omitempty"`
-	Sitemaps       bool    `json:"sitemaps"`
-	Canonical      string  `json:"canonical"`
+	Seeds          string        `json:"seeds,omitempty"`
+	SeedsFile      string        `json:"seeds_file,omitempty"`
+	Demo           bool          `json:"demo,omitempty"`
+	DemoHosts      int           `json:"demo_hosts,omitempty"`
+	DemoPages      int           `json:"demo_pages,omitempty"`
+	DemoWeb        string        `json:"demo_web,omitempty"` // the demo web's address, kept for -resume
+	MaxPages       int64         `json:"max_pages"`
+	MaxDepth       int           `json:"max_depth"`
+	Duration       dur           `json:"duration"`
+	Workers        int           `json:"workers"`
+	MinDelay       dur           `json:"min_delay"`
+	DelayFactor    float64       `json:"delay_factor"`
+	MaxDelay       dur           `json:"max_delay"`
+	Agent          string        `json:"agent"`
+	UserAgent      string        `json:"user_agent,omitempty"`
+	Continuous     bool          `json:"continuous,omitempty"`
+	DNSServer      string        `json:"dns,omitempty"`
+	AllowPrivate   bool          `json:"allow_private,omitempty"`
+	PerHost        int           `json:"max_per_host"`
+	PerDomain      int           `json:"max_per_domain"`
+	HostsPerDomain int           `json:"max_hosts_per_domain"`
+	TrapAlike      int           `json:"trap_alike"`
+	TrapHosts      int           `json:"trap_domain_hosts"`
+	NoURLRules     bool          `json:"no_url_rules,omitempty"`
+	NoRevisits     bool          `json:"no_revisits,omitempty"`
+	Suffixes       string        `json:"private_suffixes,omitempty"`
+	NATSURL        string        `json:"nats,omitempty"`
+	NATSEmbed      string        `json:"nats_embed,omitempty"`
+	Node           string        `json:"node,omitempty"`
+	Nodes          string        `json:"nodes,omitempty"`
+	DeadAfter      dur           `json:"dead_after,omitempty"`
+	Sitemaps       bool          `json:"sitemaps"`
+	Backoff        dur           `json:"backoff"`
+	BackoffMax     dur           `json:"backoff_max"`
+	HostRules      hostRuleFlags `json:"host_rules,omitempty"`
+	Canonical      string        `json:"canonical"`
 
 	// Not saved: they are about this process, not the crawl.
 	out     string
@@ -207,6 +210,9 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.TrapAlike, "trap-alike", o.TrapAlike, "cut a host as a spider trap once it served more than this many pages of content seen before, and twice as many as new ones (-1: never)")
 	fs.IntVar(&o.TrapHosts, "trap-domain-hosts", o.TrapHosts, "a registrable domain may have this many hosts, and one more per 16 pages of new content from them (bounds subdomain explosions; -1: no such rule)")
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
+	fs.Var(&o.Backoff, "backoff", "a host that answers 429 or 503 without Retry-After is left alone this long, twice as long at the next time, and so on (0: retry only the URL)")
+	fs.Var(&o.BackoffMax, "backoff-max", "the longest -backoff block (within -max-delay)")
+	fs.Var(&o.HostRules, "host-rule", "per host or domain: 'HOST|.DOMAIN[,delay=DUR][,max-pages=N][,max-domain-pages=N]' overrides -min-delay and the budgets there (repeatable)")
 	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
 	// Sitemaps and canonical URLs.
 	fs.BoolVar(&o.Sitemaps, "sitemaps", o.Sitemaps, "read the sitemaps robots.txt names, or each host's /sitemap.xml, and queue their URLs (-sitemaps=false: links only)")
@@ -231,7 +237,8 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 func defaults() options {
 	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
 		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16, TrapHosts: 10,
-		Sitemaps: true, Canonical: crawlkit.CanonicalSameDomain.String()}
+		Sitemaps: true, Canonical: crawlkit.CanonicalSameDomain.String(),
+		Backoff: dur(time.Minute), BackoffMax: dur(24 * time.Hour)}
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -275,7 +282,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"-resume needs the -out directory of the crawl to continue"}
 	case o.Workers < 1:
 		return nil, usageError{"-workers must be at least 1"}
-	case o.MaxPages < 0 || o.MaxDepth < 0 || o.Duration < 0 || o.MinDelay < 0 || o.MaxDelay < 0 || o.DelayFactor < 0 || o.DeadAfter < 0:
+	case o.MaxPages < 0 || o.MaxDepth < 0 || o.Duration < 0 || o.MinDelay < 0 || o.MaxDelay < 0 || o.DelayFactor < 0 || o.DeadAfter < 0 ||
+		o.Backoff < 0 || o.BackoffMax < 0:
 		return nil, usageError{"limits and delays cannot be negative"}
 	case o.PerHost < -1 || o.PerHost == 0 || o.PerDomain < -1 || o.PerDomain == 0 || o.HostsPerDomain < -1 || o.HostsPerDomain == 0:
 		return nil, usageError{"-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1 for no limit"}
@@ -314,6 +322,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{fmt.Sprintf("-nodes %q has an empty name", o.Nodes)}
 	}
 	if err := o.sess.check(); err != nil {
+		return nil, err
+	}
+	if o.Backoff > 0 && o.BackoffMax > 0 && o.BackoffMax < o.Backoff {
+		return nil, usageError{fmt.Sprintf("-backoff-max %v is shorter than -backoff %v", time.Duration(o.BackoffMax), time.Duration(o.Backoff))}
+	}
+	if err := o.HostRules.check(); err != nil {
 		return nil, err
 	}
 	return &o, nil
@@ -427,6 +441,8 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		MaxPagesPerDomain: o.PerDomain,
 		MaxHostsPerDomain: o.HostsPerDomain,
 		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike, DomainHosts: o.TrapHosts},
+		Backoff:           backoffOptions(o),
+		HostRules:         o.HostRules.rules(),
 		NoURLRules:        o.NoURLRules,
 		NoSitemaps:        !o.Sitemaps,
 		MinDelay:          time.Duration(o.MinDelay),
@@ -681,4 +697,13 @@ func writeRules(stdout io.Writer, c *crawlkit.Crawler, out *output) error {
 		b.WriteByte('\n')
 	}
 	return os.WriteFile(filepath.Join(out.dir, "url-rules.txt"), []byte(b.String()), 0o644)
+}
+
+// backoffOptions returns the crawl's back-off from -backoff and
+// -backoff-max: -backoff 0 turns it off.
+func backoffOptions(o *options) *crawlkit.BackoffOptions {
+	if o.Backoff == 0 {
+		return &crawlkit.BackoffOptions{Base: -1}
+	}
+	return &crawlkit.BackoffOptions{Base: time.Duration(o.Backoff), Max: time.Duration(o.BackoffMax)}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dns/dnstest"
 )
 
@@ -55,6 +56,16 @@ func TestBadFlags(t *testing.T) {
 		{with("-max-per-domain", "-5"), "-max-per-domain"},
 		{with("-max-hosts-per-domain", "0"), "-max-hosts-per-domain"},
 		{with("-trap-alike", "-2"), "-trap-alike takes a positive number"},
+		{with("-backoff", "-1s"), "negative"},
+		{with("-backoff-max", "-1s"), "negative"},
+		{with("-backoff", "2h", "-backoff-max", "1h"), "-backoff-max 1h0m0s is shorter than -backoff 2h0m0s"},
+		{with("-host-rule", "Example.com"), "lower-case host name"},
+		{with("-host-rule", "a.test,delay=soon"), "delay=soon: want a duration"},
+		{with("-host-rule", "a.test,max-pages=0"), "max-pages=0: want a positive number"},
+		{with("-host-rule", "a.test,max-domain-pages=9"), "MaxDomainPages needs a domain rule"},
+		{with("-host-rule", "a.test,speed=2"), `unknown key "speed"`},
+		{with("-host-rule", "a.test,delay"), "want key=value"},
+		{with("-host-rule", "a.test", "-host-rule", "a.test,delay=1s"), "two rules for a.test"},
 		{with("-trap-domain-hosts", "0"), "-trap-domain-hosts takes a positive number"},
 		{with("-agent", "bad agent"), `-agent "bad agent" is not a robots.txt product token`},
 		{with("-agent", "crawlkit/1.0"), "is not a robots.txt product token"},
@@ -221,4 +232,31 @@ func storeArg(t *testing.T, report string) string {
 	}
 	path, _, _ := strings.Cut(rest, " ")
 	return path
+}
+
+func TestParseHostRule(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want crawlkit.HostRule
+	}{
+		{"docs.example.com", crawlkit.HostRule{Match: "docs.example.com"}},
+		{"docs.example.com,delay=250ms", crawlkit.HostRule{Match: "docs.example.com", MinDelay: 250 * time.Millisecond}},
+		{"mine.test,delay=0", crawlkit.HostRule{Match: "mine.test", MinDelay: -1}},
+		{".example.com, max-pages=50, max-domain-pages=-1", crawlkit.HostRule{Match: ".example.com", MaxPages: 50, MaxDomainPages: -1}},
+	} {
+		got, err := parseHostRule(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("parseHostRule(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+	o, err := parseFlags([]string{"-seeds", "http://a.test/", "-host-rule", "a.test,delay=2s", "-host-rule", ".b.test,max-domain-pages=7", "-backoff", "0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := o.HostRules.rules(); len(rs) != 2 || rs[0].MinDelay != 2*time.Second || rs[1].MaxDomainPages != 7 {
+		t.Errorf("rules %+v", rs)
+	}
+	if b := backoffOptions(o); b.Base >= 0 {
+		t.Errorf("-backoff 0: %+v, want the back-off off", b)
+	}
 }
