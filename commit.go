@@ -206,7 +206,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 
 	if h, ok := c.front.(frontier.Holder); ok {
 		for _, hd := range holds {
-			h.Hold(hd.key, hd.until)
+			h.Hold(c.keyOf(ctx, hd.key), hd.until)
 		}
 	}
 	if len(w.released) > 0 {
@@ -226,6 +226,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	}
 	admitted = append(admitted, sooner...)
 	if len(admitted) > 0 {
+		c.setKeys(ctx, admitted)
 		if err := c.front.Add(ctx, admitted...); err != nil {
 			// The URLs are pending in the State: a later Run queues them.
 			c.cfg.Logger.Error("crawlkit: frontier add", "err", err)

@@ -122,6 +122,10 @@ type Config struct {
 	// many were admitted under it. Default 100,000; negative means no
 	// limit.
 	MaxPagesPerDomain int
+	// PolitenessKey says which requests share a politeness gap: each
+	// host (KeyHost, the default), each registrable domain (KeyDomain),
+	// or each server address (KeyIP).
+	PolitenessKey PolitenessKey
 	// HostRules override MinDelay, MaxPagesPerHost and MaxPagesPerDomain
 	// for the hosts and domains they name (see HostRule). Default none.
 	HostRules []HostRule
@@ -277,6 +281,12 @@ func (c *Config) validate() error {
 	}
 	if _, err := newHostRules(c.HostRules); err != nil {
 		return bad("%v", err)
+	}
+	switch {
+	case c.PolitenessKey > KeyIP:
+		return bad("PolitenessKey %v: want KeyHost, KeyDomain or KeyIP", c.PolitenessKey)
+	case c.PolitenessKey == KeyIP && c.Resolver == nil && c.Fetcher != nil:
+		return bad("PolitenessKey KeyIP resolves hosts with Config.Resolver: give one with your own Fetcher")
 	}
 	for i, f := range c.ExtraFilters {
 		if f == nil {

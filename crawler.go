@@ -47,6 +47,7 @@ type Crawler struct {
 	closers   []io.Closer        // what New created, closed by Run in reverse order
 	sitemaps  SitemapOptions
 	hostRules *hostRules // Config.HostRules, nil when none
+	keys      keys       // politeness keys of hosts (Config.PolitenessKey)
 
 	// stale maps the URL fingerprint of a revisit a sitemap's <lastmod>
 	// brought forward to the Due of its new copy (see staleCopy).
@@ -437,6 +438,7 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 		if len(batch) == 0 {
 			return nil
 		}
+		c.setKeys(ctx, batch)
 		if err := c.holdBack(ctx, batch, contacts); err != nil {
 			return err
 		}
@@ -468,7 +470,7 @@ func (c *Crawler) load(ctx context.Context) (int, error) {
 		// pending: links found later must not reach them early either.
 		for k, until := range contacts {
 			if until.After(time.Now()) {
-				h.Hold(strings.TrimPrefix(k, "h:"), until)
+				h.Hold(c.keyOf(ctx, strings.TrimPrefix(k, "h:")), until)
 			}
 		}
 	}
@@ -526,7 +528,7 @@ func (c *Crawler) holdBack(ctx context.Context, batch []frontier.URL, contacts m
 		}
 		delete(contacts, k)
 		if holder != nil && until.After(time.Now()) {
-			holder.Hold(strings.TrimPrefix(k, "h:"), until)
+			holder.Hold(c.keyOf(ctx, strings.TrimPrefix(k, "h:")), until)
 		}
 		q.Records[i].Next = until
 	}

@@ -161,6 +161,7 @@ type options struct {
 	Backoff        dur           `json:"backoff"`
 	BackoffMax     dur           `json:"backoff_max"`
 	HostRules      hostRuleFlags `json:"host_rules,omitempty"`
+	PoliteKey      string        `json:"politeness_key,omitempty"`
 	Canonical      string        `json:"canonical"`
 
 	// Not saved: they are about this process, not the crawl.
@@ -212,6 +213,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
 	fs.Var(&o.Backoff, "backoff", "a host that answers 429 or 503 without Retry-After is left alone this long, twice as long at the next time, and so on (0: retry only the URL)")
 	fs.Var(&o.BackoffMax, "backoff-max", "the longest -backoff block (within -max-delay)")
+	fs.StringVar(&o.PoliteKey, "politeness-key", o.PoliteKey, "what shares a politeness gap: host (default), domain (a registrable domain's hosts) or ip (the hosts of one server address)")
 	fs.Var(&o.HostRules, "host-rule", "per host or domain: 'HOST|.DOMAIN[,delay=DUR][,max-pages=N][,max-domain-pages=N]' overrides -min-delay and the budgets there (repeatable)")
 	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
 	// Sitemaps and canonical URLs.
@@ -330,6 +332,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if err := o.HostRules.check(); err != nil {
 		return nil, err
 	}
+	if o.PoliteKey != "" {
+		if _, err := crawlkit.ParsePolitenessKey(o.PoliteKey); err != nil {
+			return nil, usageError{fmt.Sprintf("-politeness-key %q: want host, domain or ip", o.PoliteKey)}
+		}
+	}
 	return &o, nil
 }
 
@@ -443,6 +450,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike, DomainHosts: o.TrapHosts},
 		Backoff:           backoffOptions(o),
 		HostRules:         o.HostRules.rules(),
+		PolitenessKey:     politenessKey(o),
 		NoURLRules:        o.NoURLRules,
 		NoSitemaps:        !o.Sitemaps,
 		MinDelay:          time.Duration(o.MinDelay),
@@ -706,4 +714,11 @@ func backoffOptions(o *options) *crawlkit.BackoffOptions {
 		return &crawlkit.BackoffOptions{Base: -1}
 	}
 	return &crawlkit.BackoffOptions{Base: time.Duration(o.Backoff), Max: time.Duration(o.BackoffMax)}
+}
+
+// politenessKey returns the crawl's -politeness-key (checked by
+// parseFlags; "" is the default, host).
+func politenessKey(o *options) crawlkit.PolitenessKey {
+	k, _ := crawlkit.ParsePolitenessKey(o.PoliteKey)
+	return k
 }

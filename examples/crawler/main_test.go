@@ -57,6 +57,7 @@ func TestBadFlags(t *testing.T) {
 		{with("-max-hosts-per-domain", "0"), "-max-hosts-per-domain"},
 		{with("-trap-alike", "-2"), "-trap-alike takes a positive number"},
 		{with("-backoff", "-1s"), "negative"},
+		{with("-politeness-key", "url"), `-politeness-key "url": want host, domain or ip`},
 		{with("-backoff-max", "-1s"), "negative"},
 		{with("-backoff", "2h", "-backoff-max", "1h"), "-backoff-max 1h0m0s is shorter than -backoff 2h0m0s"},
 		{with("-host-rule", "Example.com"), "lower-case host name"},
