@@ -35,6 +35,17 @@
 // (Figure 20.2), a host splitter after the URL filter sends each URL to the
 // node that owns its host.
 //
+// # Politeness beyond the gap
+//
+// A host that answers 429 or 503 without Retry-After is blocked as a
+// whole for a time that doubles at each new incident (BackoffOptions;
+// the state is kept in the host's KeyRecord, so a resume keeps it).
+// HostRules override the least gap and the budgets per host or domain.
+// PolitenessKey groups the hosts of a registrable domain or of one
+// server address under one gap. A continuous crawl sends each page's
+// ETag and Last-Modified back with its revisit; an unchanged page answers
+// 304 without a body.
+//
 // # Sitemaps and canonical URLs
 //
 // When a worker fetches a host's robots.txt, the sitemaps it names (or,
