@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"sort"
@@ -345,6 +346,15 @@ type lineFile struct {
 // replaced by hand).
 var ErrSinkBehind = errors.New("crawlkit: sink file is shorter than the crawl's saved position")
 
+// fileError names path in err once: an *fs.PathError of that path
+// already does ("write /x/links.tsv: no space left on device").
+func fileError(path string, err error) error {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == path {
+		return fmt.Errorf("crawlkit: %w", err)
+	}
+	return fmt.Errorf("crawlkit: %s: %w", path, err)
+}
+
 func openLineFile(path string) (*lineFile, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
@@ -356,7 +366,7 @@ func openLineFile(path string) (*lineFile, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("crawlkit: %s: %w", path, err)
+		return nil, fileError(path, err)
 	}
 	return &lineFile{f: f, path: path, off: n}, nil
 }
@@ -400,7 +410,7 @@ func (l *lineFile) write(fill func([]byte) ([]byte, error)) error {
 		if terr := l.f.Truncate(l.off); terr != nil {
 			l.err = fmt.Errorf("crawlkit: %s: a failed write could not be undone: %w", l.path, terr)
 		}
-		return fmt.Errorf("crawlkit: %s: %w", l.path, err)
+		return fileError(l.path, err)
 	}
 	l.off += int64(n)
 	return nil
@@ -429,7 +439,7 @@ func (l *lineFile) Rewind(pos []byte) error {
 		return fmt.Errorf("%w: %s holds %d bytes, the position is at %d", ErrSinkBehind, l.path, l.off, off)
 	}
 	if err := l.f.Truncate(off); err != nil {
-		return fmt.Errorf("crawlkit: %s: %w", l.path, err)
+		return fileError(l.path, err)
 	}
 	l.off = off
 	return nil

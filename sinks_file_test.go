@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,5 +151,22 @@ func TestLineFilesRewind(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestFileErrorNamesPathOnce(t *testing.T) {
+	const path = "/x/links.tsv"
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}, "crawlkit: write /x/links.tsv: no space left on device"},
+		{&fs.PathError{Op: "open", Path: "/x/other", Err: fs.ErrNotExist}, "crawlkit: /x/links.tsv: open /x/other: file does not exist"},
+		{errors.New("malformed record"), "crawlkit: /x/links.tsv: malformed record"},
+	} {
+		err := fileError(path, tc.err)
+		if err.Error() != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("fileError(%v) = %q, want %q wrapping the cause", tc.err, err, tc.want)
+		}
 	}
 }

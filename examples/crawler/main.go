@@ -622,6 +622,9 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if errors.Is(err, crawlkit.ErrNoSeeds) && o.resume {
 			return errors.New("nothing left to crawl in " + o.out)
 		}
+		if errors.Is(err, crawlkit.ErrCorruptProgress) && o.out != "" {
+			return fmt.Errorf("the crawl state in %s: %w", filepath.Join(o.out, "state"), err)
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s", stats.Summary())
