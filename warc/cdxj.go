@@ -336,6 +336,7 @@ func writeIndex(warcPath string, entries []IndexEntry) error {
 		err = cerr
 	}
 	if err == nil {
+		testHook("index temporary")
 		err = os.Rename(tmp, dst)
 	}
 	if err != nil {

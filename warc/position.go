@@ -165,11 +165,15 @@ func parseOffset(s string) (int64, error) {
 // fails. A file belongs to the series when its warcinfo record's
 // crawlkit-series field is the token's: files of the prefix written by
 // other crawls into the same directory stay, and so do files whose first
-// record cannot be read (a file left empty by a kill as it was created). A
-// nil or empty pos names no series, so no file can be proved to follow it:
-// Rewind does nothing. A crawl that wants a kill before its first commit
-// undone stores Position before its first write, a token naming the series
-// and no file.
+// record cannot be read. A kill leaves no such file of the series, since
+// a file appears under its name with its warcinfo record in it (but see
+// Writer for file systems without hard links); Rewind removes the
+// temporary file the killed Writer created files through, and the
+// temporary file of the index of any file it removes. A nil or empty pos
+// names no series, so no file can be proved to follow it: Rewind does
+// nothing. A crawl that wants a kill before its first commit undone
+// stores Position before its first write, a token naming the series and
+// no file.
 //
 // Rewind checks that the named file is of the series, holds pos's offset,
 // and that the last write before it reads back whole; it does not Repair
@@ -229,14 +233,20 @@ func (w *Writer) Rewind(pos []byte) error {
 		}
 		after = files[i:]
 	}
+	// The temporary file the killed Writer was creating a file through:
+	// the series is this Writer's now, so no other Writer uses it.
+	if err := os.Remove(tempPath(w.opts.Dir, w.opts.Prefix, p.series)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return &Error{Op: "rewind", Err: err}
+	}
 	// Newest first, so that a Rewind cut short leaves the oldest files;
-	// a file's index before the file, so that no index outlives its file.
+	// a file's index (and the temporary file of an index a kill cut
+	// short) before the file, so that no index outlives its file.
 	for _, sf := range slices.Backward(after) {
 		path := filepath.Join(w.opts.Dir, sf.name)
 		if s, err := readSeries(path); err != nil || s != p.series {
 			continue
 		}
-		for _, rm := range []string{IndexPath(path), path} {
+		for _, rm := range []string{IndexPath(path) + ".tmp", IndexPath(path), path} {
 			if err := os.Remove(rm); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return &Error{Op: "rewind", Err: err}
 			}
@@ -305,7 +315,7 @@ func (w *Writer) rereadFile(path, name string, p position, needIndex bool) error
 		size = min(size, p.end)
 	}
 	if s, err := fileSeries(io.NewSectionReader(f, 0, size)); err != nil || s != p.series {
-		return nil // another crawl's file, or one left empty as it was created
+		return nil // another crawl's file, or one a kill left empty as it was created without hard links
 	}
 	var entries []IndexEntry
 	err = scanRecords(io.NewSectionReader(f, 0, size), size, name, func(rec *Record, length int64) {

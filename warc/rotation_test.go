@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,24 +120,49 @@ func TestNamesAcrossRestarts(t *testing.T) {
 }
 
 // A file is created only under a free name: a name taken since the Writer
-// listed the directory is skipped.
+// listed the directory is skipped. So it is on a file system without
+// hard links, where files are created in place rather than linked to
+// their names.
 func TestNameTaken(t *testing.T) {
-	dir := t.TempDir()
-	now := func() time.Time { return when }
-	w, err := NewWriter(&WriterOptions{Dir: dir, Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	taken := filepath.Join(dir, "crawlkit-"+when.Format(stampLayout)+"-00000.warc.gz")
-	if err := os.WriteFile(taken, []byte("another crawl's"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := filepath.Base(page(t, w, "h.sim.test", 0)), "crawlkit-"+when.Format(stampLayout)+"-00001.warc.gz"; got != want {
-		t.Errorf("file %s, want %s", got, want)
-	}
-	w.Close()
-	if b, _ := os.ReadFile(taken); string(b) != "another crawl's" {
-		t.Errorf("the taken file was overwritten")
+	for _, hardLinks := range []bool{true, false} {
+		t.Run(fmt.Sprintf("hardLinks=%v", hardLinks), func(t *testing.T) {
+			if !hardLinks {
+				link = func(oldname, newname string) error {
+					return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+				}
+				defer func() { link = os.Link }()
+			}
+			dir := t.TempDir()
+			now := func() time.Time { return when }
+			w, err := NewWriter(&WriterOptions{Dir: dir, Now: now, MaxFileSize: 1500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			taken := filepath.Join(dir, "crawlkit-"+when.Format(stampLayout)+"-00000.warc.gz")
+			if err := os.WriteFile(taken, []byte("another crawl's"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := filepath.Base(page(t, w, "h.sim.test", 0)), "crawlkit-"+when.Format(stampLayout)+"-00001.warc.gz"; got != want {
+				t.Errorf("file %s, want %s", got, want)
+			}
+			for i := 1; i < 6; i++ { // past a few rotations
+				page(t, w, "h.sim.test", i)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(w.Files()) < 3 {
+				t.Errorf("%d files: no rotation to test", len(w.Files()))
+			}
+			if b, _ := os.ReadFile(taken); string(b) != "another crawl's" {
+				t.Errorf("the taken file was overwritten")
+			}
+			os.Remove(taken)
+			if urls, _ := exchanges(t, dir); !slices.Equal(urls, pageURLs("h.sim.test", 0, 6)) {
+				t.Errorf("exchanges %q", urls)
+			}
+			checkArchive(t, dir, true)
+		})
 	}
 }
 

@@ -257,6 +257,16 @@ type WriterOptions struct {
 // names the point after the last write, and a Writer resuming a killed
 // crawl cuts the directory back to such a point with Rewind. Repair cuts
 // the torn tail of a file written without positions.
+//
+// A file appears under its name with its warcinfo record in it: the
+// record is written to a hidden temporary file, ".PREFIX-SERIES.tmp",
+// which is hard-linked to the file's name. A kill never leaves an empty
+// file of the prefix, which Rewind could not tell from the file a Writer
+// beside this one is creating, and would leave without an index. On a
+// file system without hard links (FAT, some network file systems) the
+// file is created, then its record written, and a kill between the two
+// leaves it empty. Cost: eight system calls per file created, rather than
+// two.
 type Writer struct {
 	opts WriterOptions
 
@@ -606,7 +616,9 @@ func (w *Writer) rotate() error {
 		if err != nil {
 			return &Error{Op: "rotate", Err: err}
 		}
+		testHook("closed")
 		w.flushIndex()
+		testHook("indexed")
 	}
 	ext := ".warc.gz"
 	if w.opts.Uncompressed {
@@ -617,12 +629,21 @@ func (w *Writer) rotate() error {
 		name, path string
 		f          *os.File
 	)
+	rw := NewRecordWriter(nil, !w.opts.Uncompressed)
+	var info *Record
 	for tries := 0; ; tries++ {
 		name = fmt.Sprintf("%s-%s-%05d%s", w.opts.Prefix, stamp, w.seq, ext)
 		w.seq++
 		path = filepath.Join(w.opts.Dir, name)
+		// The warcinfo record names the file, so it is encoded for each
+		// name tried.
+		info = w.warcinfo(name)
+		rw.buf.Reset()
+		if err := rw.enc.encode(info, &rw.buf); err != nil {
+			return &Error{Op: "rotate", Err: err}
+		}
 		var err error
-		f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		f, err = w.create(path, rw.buf.Bytes())
 		if err == nil {
 			break
 		}
@@ -631,7 +652,18 @@ func (w *Writer) rotate() error {
 		}
 	}
 	w.stamp = stamp
+	rw.w, rw.n = f, int64(rw.buf.Len())
+	testHook("created")
+	w.f, w.rw = f, rw
+	w.files = append(w.files, path)
+	w.infoID = info.ID()
+	w.name, w.last, w.end = name, 0, rw.Offset()
+	w.wrote = true
+	return nil
+}
 
+// warcinfo returns the warcinfo record that starts the file called name.
+func (w *Writer) warcinfo(name string) *Record {
 	fields := map[string]string{"software": w.opts.Software, "format": "WARC File Format 1.1", "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"}
 	for k, v := range w.opts.Info {
 		fields[k] = v
@@ -643,20 +675,93 @@ func (w *Writer) rotate() error {
 	info.Header.Set(FieldDate, w.opts.Now().UTC().Format(time.RFC3339))
 	info.Header.Set(FieldFilename, name)
 	info.Header.Set(FieldContentType, "application/warc-fields")
-	rw := NewRecordWriter(f, !w.opts.Uncompressed)
-	if err := rw.Write(info); err != nil {
-		// The file holds no complete record: remove it, so that no reader
-		// meets its torn warcinfo record.
-		f.Close()
-		os.Remove(path)
-		return &Error{Op: "rotate", Err: err}
+	return info
+}
+
+// create makes the file at path holding data, the encoded warcinfo
+// record, and opens it for appending after it; it fails with an error
+// wrapping fs.ErrExist if the name is taken. The file appears under its
+// name with data whole, never empty, wherever a kill lands: data is
+// written to the series' temporary file (tempPath), which is then
+// hard-linked to path and unlinked. A link, unlike a rename, fails rather
+// than replace the file a Writer beside this one just made. A kill
+// leaves at most the temporary file, which Rewind removes; an empty file
+// of the prefix would be one Rewind cannot tell from the file a Writer
+// beside this one is creating, so it would stay, without an index.
+//
+// On a file system without hard links (FAT, some network file systems)
+// the file is created empty and data written into it, in one write: there
+// a kill between the two leaves an empty file.
+func (w *Writer) create(path string, data []byte) (*os.File, error) {
+	tmp := tempPath(w.opts.Dir, w.opts.Prefix, w.series)
+	// Removed rather than truncated: after a kill between the link and
+	// the unlink, it is a second name of a WARC file.
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
-	w.f, w.rw = f, rw
-	w.files = append(w.files, path)
-	w.infoID = info.ID()
-	w.name, w.last, w.end = name, 0, rw.Offset()
-	w.wrote = true
-	return nil
+	t, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	_, err = t.Write(data)
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	testHook("temporary")
+	err = link(tmp, path)
+	if err == nil {
+		testHook("linked")
+	}
+	// An unlink that fails leaves the name to the next rotation or Rewind.
+	os.Remove(tmp)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	if err != nil {
+		// No hard links here: the file is created, then written.
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := f.Write(data); err != nil {
+			// The file holds no complete record: removed, so that no
+			// reader meets its torn warcinfo record.
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
+		return f, nil
+	}
+	// Opened again rather than kept open under the temporary name: a file
+	// open on Windows cannot be unlinked.
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err == nil {
+		if _, err = f.Seek(int64(len(data)), io.SeekStart); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	return f, nil
+}
+
+// link is os.Link; a test replaces it to act as a file system without
+// hard links.
+var link = os.Link
+
+// tempPath returns the path of the temporary file a Writer of series
+// creates its files through: hidden, and not of the WARC names of the
+// prefix, so that no listing takes it for a WARC file; named after the
+// series, so that Rewind, which continues the series, removes it knowing
+// that no other Writer is using it.
+func tempPath(dir, prefix, series string) string {
+	return filepath.Join(dir, "."+prefix+"-"+series+".tmp")
 }
 
 // maxNameTries bounds the names rotate tries when the next ones are
@@ -796,4 +901,15 @@ func encodeFields(m map[string]string) []byte {
 		b = append(b, "\r\n"...)
 	}
 	return b
+}
+
+// testHookKill, set by a test, is called at the steps of a rotation (and
+// of writing an index) that a kill may fall between, with the step's
+// name, so that the test can kill the process there.
+var testHookKill func(step string)
+
+func testHook(step string) {
+	if testHookKill != nil {
+		testHookKill(step)
+	}
 }
