@@ -37,9 +37,9 @@ func (r HostRule) Validate() error {
 	switch {
 	case name == "" || name != strings.ToLower(name) || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") ||
 		strings.ContainsAny(name, ":/ \t") || strings.Contains(name, ".."):
-		return fmt.Errorf("Match %q: want a lower-case host name, or a domain with a leading dot", r.Match)
+		return fmt.Errorf("crawlkit: host rule %q: want a lower-case host name, or a domain with a leading dot", r.Match)
 	case r.MaxDomainPages != 0 && !isDomain:
-		return fmt.Errorf("%q: MaxDomainPages needs a domain rule (\".%s\")", r.Match, name)
+		return fmt.Errorf("crawlkit: host rule %q: MaxDomainPages needs a domain rule (\".%s\")", r.Match, name)
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func newHostRules(rules []HostRule) (*hostRules, error) {
 	for i := range rules {
 		h := &rules[i]
 		if err := h.Validate(); err != nil {
-			return nil, fmt.Errorf("HostRules[%d]: %w", i, err)
+			return nil, fmt.Errorf("HostRules[%d]: %s", i, strings.TrimPrefix(err.Error(), "crawlkit: "))
 		}
 		name, isDomain := strings.CutPrefix(h.Match, ".")
 		set := r.exact

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,7 +61,7 @@ func parseHostRule(v string) (crawlkit.HostRule, error) {
 	if r.Match == "" {
 		return r, fmt.Errorf("want HOST or .DOMAIN first, then delay=, max-pages=, max-domain-pages=")
 	}
-	if err := r.Validate(); err != nil {
+	if err := validRule(r); err != nil {
 		return r, err
 	}
 	for _, p := range parts[1:] {
@@ -92,5 +93,14 @@ func parseHostRule(v string) (crawlkit.HostRule, error) {
 			return r, fmt.Errorf("unknown key %q: want delay, max-pages or max-domain-pages", k)
 		}
 	}
-	return r, r.Validate()
+	return r, validRule(r)
+}
+
+// validRule is HostRule.Validate without the library's prefix: the
+// message is the crawler's.
+func validRule(r crawlkit.HostRule) error {
+	if err := r.Validate(); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "crawlkit: "))
+	}
+	return nil
 }
