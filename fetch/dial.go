@@ -19,6 +19,17 @@ type connTrace struct {
 	connect time.Duration
 }
 
+// connected records the time of the connection that succeeded; safe on
+// a nil trace (no trace in the context).
+func (t *connTrace) connected(d time.Duration) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.connect = d
+	t.mu.Unlock()
+}
+
 type traceKey struct{}
 
 // specialPrefixes are the special-use ranges the netip predicates do not
@@ -132,11 +143,7 @@ func (f *HTTP) dial(ctx context.Context, network, addr string) (net.Conn, error)
 		cstart := time.Now()
 		conn, err := f.tcp(ctx, network, netip.AddrPortFrom(a, parsePort(port)).String())
 		if err == nil {
-			if tr != nil {
-				tr.mu.Lock()
-				tr.connect = time.Since(cstart)
-				tr.mu.Unlock()
-			}
+			tr.connected(time.Since(cstart))
 			return conn, nil
 		}
 		lastErr = err

@@ -156,11 +156,7 @@ func (f *HTTP) dialProxied(ctx context.Context, pu *url.URL, targets []netip.Add
 		cstart := time.Now()
 		conn, err := f.tunnel(ctx, scheme, pu, paddrs, pport, target, net.JoinHostPort(host, port))
 		if err == nil {
-			if tr != nil {
-				tr.mu.Lock()
-				tr.connect = time.Since(cstart)
-				tr.mu.Unlock()
-			}
+			tr.connected(time.Since(cstart))
 			return conn, nil
 		}
 		lastErr = err
