@@ -220,6 +220,11 @@ type Config struct {
 	// after the sinks, from the worker goroutine (so it must be safe for
 	// concurrent use and quick).
 	OnPage func(*Page)
+	// OnHTML are callbacks on the elements that match CSS selectors in
+	// the HTML pages OnPage sees, with structured extraction
+	// (fetch.Unmarshal) and links fed back into the crawl (see
+	// HTMLHandler). Default none: no element tree is built.
+	OnHTML []HTMLHandler
 	// OnError, if set, is called for every URL whose fetch failed, from the
 	// worker goroutine.
 	OnError func(url string, err error)
@@ -287,6 +292,9 @@ func (c *Config) validate() error {
 		return bad("PolitenessKey %v: want KeyHost, KeyDomain or KeyIP", c.PolitenessKey)
 	case c.PolitenessKey == KeyIP && c.Resolver == nil && c.Fetcher != nil:
 		return bad("PolitenessKey KeyIP resolves hosts with Config.Resolver: give one with your own Fetcher")
+	}
+	if _, err := compileHandlers(c.OnHTML); err != nil {
+		return bad("%v", err)
 	}
 	for i, f := range c.ExtraFilters {
 		if f == nil {

@@ -28,6 +28,7 @@ type Crawler struct {
 
 	fetcher   fetch.Fetcher
 	parser    fetch.Parser
+	handlers  []htmlHandler // Config.OnHTML, compiled
 	resolver  dns.Resolver
 	robots    *robots.Cache
 	front     frontier.Frontier
@@ -161,6 +162,7 @@ func (c *Crawler) assemble() error {
 		}
 		c.parser = r
 	}
+	c.handlers, _ = compileHandlers(cfg.OnHTML) // validate checked them
 	c.robots = cfg.Robots
 	if c.robots == nil {
 		c.robots = robots.NewCache(&robots.Options{Agent: cfg.Agent, Fetch: c.robotsFetch,

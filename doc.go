@@ -67,6 +67,26 @@
 // it, so that ReadLinkLogCanonical builds the graph with the alias
 // collapsed into its canonical node. See CanonicalPolicy.
 //
+// # Selectors and extraction
+//
+// Config.OnHTML registers callbacks keyed by CSS selector, colly's OnHTML
+// with a context and an error: each is called for every matching element
+// of every HTML page the crawl keeps, from the worker that fetched it.
+// The element tree is built once per page, and only when handlers are
+// registered; without them the parser allocates what it always did. A
+// handler extracts fields with fetch.Unmarshal (struct tags) and feeds
+// links back with Element.Follow: they pass the URL filters, budgets and
+// the URL-seen test like the page's own links. Errors reach Config.OnError
+// as *HandlerError.
+//
+//	OnHTML: []crawlkit.HTMLHandler{{Selector: "div.product", Func: func(ctx context.Context, e *fetch.Element) error {
+//		var p Product
+//		if err := fetch.Unmarshal(e, &p); err != nil {
+//			return err
+//		}
+//		return enc.Encode(p) // enc safe for concurrent use
+//	}}},
+//
 // # Durability
 //
 // A crawl's State holds what it must not lose: the URLs still to fetch,

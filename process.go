@@ -286,8 +286,9 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		return
 	}
 	page := &Page{URL: l.URL.URL, Depth: l.URL.Depth, Fetched: start, Response: resp, Document: doc, Fingerprint: w.res.Fingerprint, Canonical: w.canon}
+	links := c.runHandlers(ctx, l.URL.URL, resp, doc.Links)
 	if !doc.NoFollow {
-		page.Links, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth+1, doc.Links)
+		page.Links, w.cands = c.filterLinks(w, l.URL.URL, l.URL.Depth+1, links)
 	}
 	w.page, w.archive = page, nil
 	w.source, w.links = l.URL.URL, page.Links

@@ -76,8 +76,9 @@ type Link struct {
 	// "refresh" for meta refresh).
 	Rel string
 	// Tag is the element the link came from: "a", "area", "link",
-	// "iframe", "frame", "meta", "loc" for a sitemap entry, or "header"
-	// for an HTTP Link header (ParseLinkHeader).
+	// "iframe", "frame", "meta", "loc" for a sitemap entry, "header"
+	// for an HTTP Link header (ParseLinkHeader), or "follow" for a link
+	// a selector handler recorded (Element.Follow).
 	Tag string
 	// Hreflang is the hreflang attribute of a <link> (the language of
 	// an alternate version, "en", "pt-BR", "x-default"), trimmed, as the
