@@ -61,6 +61,21 @@
 // the seen ones and their URLs. MinHash near-duplicates are not found
 // across nodes: a sketch cannot be partitioned by value.
 //
+// No worker waits on an absent node. Each owner has a circuit breaker: a
+// lookup batch that finds no responder (the owner's connection is gone:
+// known at once) or no answer within Options.LookupTimeout (1 s; a hung
+// or partitioned node) opens it. While it is open, and while the owner's
+// partition is moving to another node, a lookup of its fingerprints
+// answers at once on the asking node: new, unless this node already took
+// the same fingerprint for new while the owner was away, and then a
+// duplicate of that URL (a hold table, Options.LookupHold). A reconciler
+// probes the owner, sending it the held fingerprints (after 100 ms, then
+// backing off to every 2 s); its first answer closes the circuit, and the
+// fingerprints it answered for leave the table. The price of an absence
+// is therefore duplicates not recognised: a document fetched on two nodes
+// while its owner was away is kept twice (ContentStats.MissedDuplicates
+// counts those reconciliation finds); the crawl's rate does not drop.
+//
 // # Search
 //
 // A node serves its index.Searcher (Options.Index) on the transport, in

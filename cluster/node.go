@@ -58,6 +58,17 @@ type Options struct {
 	// way. Defaults 64 and 5 ms.
 	LookupBatch int
 	LookupDelay time.Duration
+	// LookupTimeout bounds a content-seen batch's round trip: an owner
+	// that does not answer within it (or has no connection: at once) has
+	// its circuit opened, and its fingerprints are answered on this node
+	// until it answers a probe again (see Content). It is the longest a
+	// crawler worker waits on an absent or slow node, once per
+	// node. Default 1 s.
+	LookupTimeout time.Duration
+	// LookupHold bounds the fingerprints a node holds for owners whose
+	// circuit is open (about 100 bytes each with their URL); past it,
+	// their lookups answer "new" without remembering. Default 65536.
+	LookupHold int
 	// RequestTimeout bounds each request to another node. Default 5 s.
 	RequestTimeout time.Duration
 	// StatusInterval is the period of the quiescence rounds. Default
@@ -169,6 +180,8 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	defD(&o.BatchDelay, 20*time.Millisecond)
 	def(&o.LookupBatch, 64)
 	defD(&o.LookupDelay, 5*time.Millisecond)
+	defD(&o.LookupTimeout, time.Second)
+	def(&o.LookupHold, 1<<16)
 	defD(&o.RequestTimeout, 5*time.Second)
 	defD(&o.StatusInterval, 100*time.Millisecond)
 	defD(&o.Linger, time.Minute)
@@ -186,7 +199,8 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	}
 	n.meter = &Meter{T: n.raw}
 	n.splitter = newSplitter(ring, o.Name, n.meter, o.BatchSize, o.BatchDelay, o.Logger)
-	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.RequestTimeout, o.Logger)
+	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.LookupTimeout, o.LookupHold, o.Logger)
+	n.content.startReconciler()
 	if o.ContentLog != "" {
 		if err := n.openContentLog(o.ContentLog); err != nil {
 			n.shutdown(false)
