@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/dedup"
+	"github.com/crawlkit/crawlkit/frontier"
 )
 
 // textsOwnedBy returns n texts whose fingerprints node owns.
@@ -140,5 +141,66 @@ func TestContentOwnerHangs(t *testing.T) {
 	}
 	if worst > 50*time.Millisecond {
 		t.Errorf("a lookup after the circuit opened took %v", worst)
+	}
+}
+
+// TestSplitterFillsBatches: while Sends keep coming, a destination's
+// batch grows until BatchDelay (not a fixed time after its first URL);
+// when they stop, what is buffered goes out within a few gaps.
+func TestSplitterFillsBatches(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	nodes, _ := memNodes(t, 2, func(o *Options) { o.BatchDelay = delay })
+	sp := nodes[0].Splitter()
+	var remote []frontier.URL
+	for i := 0; len(remote) < 400; i++ {
+		u := fmt.Sprintf("http://h%d.test/p", i)
+		if !sp.Local(frontier.HostKey(u)) {
+			remote = append(remote, frontier.URL{URL: u})
+		}
+	}
+	// One URL every 2 ms for 600 ms: a steady stream.
+	ctx := context.Background()
+	for _, u := range remote[:300] {
+		if err := sp.Send(ctx, []frontier.URL{u}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	waitFor(t, 5*time.Second, "stream not flushed", func() bool { return sp.Buffered() == 0 })
+	st := sp.Stats()
+	perBatch := float64(st.URLs) / float64(st.Messages)
+	t.Logf("steady stream: %d URLs in %d batches (%.1f a batch)", st.URLs, st.Messages, perBatch)
+	// A timer 20 ms after the first URL made batches of about 10 here;
+	// BatchDelay's worth is about 75 (less on a loaded machine, whose
+	// sleeps are longer).
+	if perBatch < 20 {
+		t.Errorf("%.1f URLs a batch in a steady stream, want batches filled up to BatchDelay", perBatch)
+	}
+	if st.URLs != 300 {
+		t.Errorf("%d URLs published, want 300", st.URLs)
+	}
+}
+
+// TestSplitterFlushesOnPause: when Sends stop, the buffers go out within
+// a few of the gaps between them, long before a (here 3 s) BatchDelay.
+func TestSplitterFlushesOnPause(t *testing.T) {
+	nodes, _ := memNodes(t, 2, func(o *Options) { o.BatchDelay = 3 * time.Second })
+	sp := nodes[0].Splitter()
+	n := 0
+	for i := 0; n < 20; i++ {
+		u := fmt.Sprintf("http://h%d.test/p", i)
+		if sp.Local(frontier.HostKey(u)) {
+			continue
+		}
+		if err := sp.Send(context.Background(), []frontier.URL{{URL: u}}); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		time.Sleep(3 * time.Millisecond)
+	}
+	last := time.Now()
+	waitFor(t, 5*time.Second, "buffer not flushed", func() bool { return sp.Buffered() == 0 })
+	if d := time.Since(last); d > time.Second {
+		t.Errorf("the buffer went out %v after the last Send; want it soon after the traffic paused", d)
 	}
 }

@@ -20,7 +20,9 @@
 //
 // Splitter implements crawlkit.HostSplitter. It buffers the URLs of other
 // nodes' hosts per destination and publishes a batch when it holds
-// BatchSize URLs or BatchDelay after its first URL. A node's inbox is a
+// BatchSize URLs, when its oldest URL has waited BatchDelay, or when the
+// stream of links pauses (no Send for four mean gaps): batches fill while
+// links keep coming and go out at once when they stop. A node's inbox is a
 // subject of a JetStream work-queue stream consumed by a durable consumer
 // named after the node; a batch is acknowledged only after
 // crawlkit.Crawler.Add returned (the URLs are in the frontier and its

@@ -50,8 +50,9 @@ type Options struct {
 	NATS NATSOptions
 
 	// BatchSize and BatchDelay bound the host splitter's batches: a
-	// destination's URLs are published when BatchSize are buffered or
-	// BatchDelay after the first. Defaults 256 and 20 ms.
+	// destination's URLs are published when BatchSize are buffered,
+	// when the oldest has waited BatchDelay, or when the traffic pauses
+	// (see Splitter). Defaults 256 and 100 ms.
 	BatchSize  int
 	BatchDelay time.Duration
 	// LookupBatch and LookupDelay bound content-seen batches the same
@@ -177,7 +178,7 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 		}
 	}
 	def(&o.BatchSize, 256)
-	defD(&o.BatchDelay, 20*time.Millisecond)
+	defD(&o.BatchDelay, 100*time.Millisecond)
 	def(&o.LookupBatch, 64)
 	defD(&o.LookupDelay, 5*time.Millisecond)
 	defD(&o.LookupTimeout, time.Second)
