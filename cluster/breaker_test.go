@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dedup"
 	"github.com/crawlkit/crawlkit/frontier"
 )
@@ -202,5 +203,47 @@ func TestSplitterFlushesOnPause(t *testing.T) {
 	waitFor(t, 5*time.Second, "buffer not flushed", func() bool { return sp.Buffered() == 0 })
 	if d := time.Since(last); d > time.Second {
 		t.Errorf("the buffer went out %v after the last Send; want it soon after the traffic paused", d)
+	}
+}
+
+// TestShutdownCutsLinger: Shutdown of a node that embeds the server and
+// waits for another node to disconnect stops waiting when its context
+// ends (a stop signal), where Close would wait up to Linger.
+func TestShutdownCutsLinger(t *testing.T) {
+	names := []string{"a", "b"}
+	a, err := NewNode(context.Background(), &Options{Name: "a", Nodes: names, EmbedAddr: "127.0.0.1:0", StoreDir: t.TempDir(),
+		Logger: quietLogger(), Linger: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewNode(context.Background(), &Options{Name: "b", Nodes: names, NATSURL: a.ClientURL(), Logger: quietLogger()})
+	if err != nil {
+		a.Close()
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c, err := crawlkit.New(crawlkit.Config{Logger: quietLogger(), Splitter: a.Splitter(), Resolver: loopbackResolver()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Shutdown(ctx)
+	}()
+	select {
+	case <-done:
+		t.Fatal("Shutdown returned with b still connected: no lingering to cut")
+	case <-time.After(300 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Shutdown still lingering 5 s after its context ended")
 	}
 }

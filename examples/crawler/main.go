@@ -51,8 +51,10 @@
 //	crawler -nats nats://127.0.0.1:4222 -node b -nodes a,b -seeds URL -out b
 //
 // Each process ends when the whole cluster has nothing left to do; the
-// one embedding the server then waits (up to a minute) for the others to
-// disconnect before it exits, since they need the server to end too.
+// one embedding the server then waits (up to a minute, or until Ctrl-C)
+// for the others to disconnect before it exits, since they need the
+// server to end too. Ctrl-C or SIGTERM stops a node as it stops a single
+// crawler (exit 0), and it tells the other nodes it left.
 //
 // Exit status: 0 when the crawl ran (to its end, to a limit, or to a
 // clean stop on a signal), 1 when it failed (nothing could be fetched, the
@@ -559,7 +561,9 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("joining the cluster: %w", err)
 		}
-		defer node.Close()
+		// Shutdown, not Close: a node that embeds the NATS server waits
+		// there for the others to leave, and a stop signal ends the wait.
+		defer node.Shutdown(ctx)
 		node.Configure(&cfg)
 		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.Node, o.Nodes, node.ClientURL())
 	}
