@@ -78,6 +78,30 @@
 // while its owner was away is kept twice (ContentStats.MissedDuplicates
 // counts those reconciliation finds); the crawl's rate does not drop.
 //
+// # Redundancy
+//
+// The inbox stream has NATSOptions.Replicas copies (default 1, the only
+// choice on one server). On a cluster of three NATS servers, Replicas 3
+// keeps every unacknowledged URL batch on all three: a server that is
+// lost loses nothing, and each node's client fails over to the other
+// servers named in NATSURL (tested with a server shut down mid-crawl). Content lookups and index queries are core request-reply,
+// which any server routes.
+//
+// An index shard may be served by more than one process: ServeIndex
+// subscribes in a queue group, so every process that serves a copy of
+// node n's shard under the name n answers n's queries, one of them per
+// request, and n's queries are answered while any copy is up. A copy is
+// an index directory copied from the node (after the crawl, or from a
+// backup): nothing keeps it in step with a shard that still grows, so a
+// replica of a running crawl's shard answers with what the copy holds.
+//
+// # Stopping
+//
+// Close (or Shutdown, whose context cuts the lingering short) flushes
+// the splitter, sends the content batches still buffered and the held
+// fingerprints to their owners, says farewell, and leaves the inbox's
+// unacknowledged batches in the stream.
+//
 // # Search
 //
 // A node serves its index.Searcher (Options.Index) on the transport, in

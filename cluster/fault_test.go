@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -45,11 +46,11 @@ func (tc *testCluster) pagesOf(names ...string) int {
 // kills n2 (its connection gone, no farewell), waits settle and measures
 // their pages/s over window again. It returns both rates and the longest
 // content-seen lookup of the survivors after the kill.
-func survivorRates(t testing.TB, window, settle time.Duration) (before, after float64, slowest time.Duration) {
+func survivorRates(t testing.TB, hosts int, window, settle time.Duration) (before, after float64, slowest time.Duration) {
 	// 20 ms answers and many hosts: the 8 workers of a node, not the
 	// politeness of a few hosts, bound its rate, so the rate stays
 	// level while the frontier is deep.
-	web := fetchtest.NewWeb(fetchtest.Config{Seed: 9, Hosts: 240, MeanPages: 20, ChangePeriods: []time.Duration{0},
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 9, Hosts: hosts, MeanPages: 20, ChangePeriods: []time.Duration{0},
 		Latency: 20 * time.Millisecond, CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
 	defer web.Close()
 	srv := startTestServer(t)
@@ -86,6 +87,11 @@ func survivorRates(t testing.TB, window, settle time.Duration) (before, after fl
 	tc.dups.mu.Unlock()
 	time.Sleep(settle)
 	after = rate()
+	for _, name := range []string{"n0", "n1"} {
+		if tc.node(name).localStatus().Busy == 0 {
+			t.Fatalf("%s ran out of work during the measurement: make the web larger", name)
+		}
+	}
 	tc.dups.mu.Lock()
 	slowest = tc.dups.slowest
 	tc.dups.mu.Unlock()
@@ -107,7 +113,7 @@ func TestSurvivorsKeepTheirRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a three-node crawl of a few seconds")
 	}
-	before, after, slowest := survivorRates(t, time.Second, 200*time.Millisecond)
+	before, after, slowest := survivorRates(t, 240, time.Second, 200*time.Millisecond)
 	t.Logf("survivors: %.0f pages/s before, %.0f after (%.0f%%); slowest lookup after the kill %v", before, after, 100*after/before, slowest)
 	if after < before/2 {
 		t.Errorf("the survivors fell from %.0f to %.0f pages/s", before, after)
@@ -126,7 +132,7 @@ func BenchmarkSurvivorRate(b *testing.B) {
 	var before, after float64
 	var slowest time.Duration
 	for b.Loop() {
-		bf, af, sl := survivorRates(b, 3*time.Second, 500*time.Millisecond)
+		bf, af, sl := survivorRates(b, 800, 3*time.Second, 500*time.Millisecond)
 		before += bf
 		after += af
 		slowest = max(slowest, sl)
@@ -135,4 +141,52 @@ func BenchmarkSurvivorRate(b *testing.B) {
 	b.ReportMetric(after/float64(b.N), "pages/s-after")
 	b.ReportMetric(100*after/before, "%-kept")
 	b.ReportMetric(float64(slowest.Milliseconds()), "ms-slowest-lookup")
+}
+
+// TestCrawlSurvivesNATSServerLoss crawls with three nodes on a cluster of
+// three NATS servers with the inbox stream replicated three times, each
+// node connected to a server of its own first, and shuts down one server
+// mid-crawl (the one n2 is connected to): the nodes fail over to the
+// others and the cluster still fetches every page one crawler fetches,
+// none twice.
+func TestCrawlSurvivesNATSServerLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a three-server JetStream cluster and a crawl (about 20 s)")
+	}
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	servers := startNATSCluster(t, 3)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	nopts := natsOptions()
+	nopts.Replicas = 3
+	// The stream is created once the meta group has a leader.
+	dialCluster(t, strings.Join(urls, ","), nopts).Close()
+	tc := newTestCluster(t, web, 3, func(name string) Options {
+		i := int(name[1] - '0')
+		// Each node tries its own server first, then the others.
+		order := append(append([]string{}, urls[i:]...), urls[:i]...)
+		return Options{NATSURL: strings.Join(order, ","), NATS: nopts, Shards: 256}
+	})
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for tc.pagesOf(tc.names...) < 40 {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d pages fetched", tc.pagesOf(tc.names...))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	at := tc.pagesOf(tc.names...)
+	servers[2].Shutdown()
+	servers[2].WaitForShutdown()
+	for _, name := range tc.names {
+		tc.wait(name)
+	}
+	t.Logf("server s2 shut down after %d pages; %d in all", at, tc.pagesOf(tc.names...))
+	tc.check(tc.node("n0").Ring(), ref, nil)
 }

@@ -130,3 +130,14 @@ func TestClusterSignalEndsLinger(t *testing.T) {
 		t.Errorf("a took %v to exit after SIGTERM while lingering", d)
 	}
 }
+
+// TestReplicasNeedACluster: -replicas reaches the stream; a single NATS
+// server refuses more than one copy, with an error that says so.
+func TestReplicasNeedACluster(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"-seeds", "http://127.0.0.1:1/", "-allow-private", "-quiet",
+		"-nats-embed", "127.0.0.1:0", "-node", "a", "-nodes", "a", "-replicas", "3"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "create stream") || !strings.Contains(stderr.String(), "replicas") {
+		t.Errorf("-replicas 3 on one server: exit %d, stderr %q; want 1 and the stream's refusal", code, stderr.String())
+	}
+}
