@@ -24,7 +24,7 @@ func BenchmarkCrawl(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			srv := startTestServer(b)
-			var pages, msgs, bytes uint64
+			var pages, msgs, bytes, batches, urls uint64
 			var elapsed time.Duration
 			for b.Loop() {
 				// Many hosts and 20 ms answers: one node's 8 workers are
@@ -54,6 +54,9 @@ func BenchmarkCrawl(b *testing.B) {
 					m, by := tc.node(name).Traffic()
 					msgs += m
 					bytes += by
+					st := tc.node(name).Splitter().Stats()
+					batches += st.Messages
+					urls += st.URLs
 					pages += uint64(tc.pages[name])
 					tc.stop(name)
 				}
@@ -62,6 +65,9 @@ func BenchmarkCrawl(b *testing.B) {
 			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(msgs)/float64(pages), "msgs/page")
 			b.ReportMetric(float64(bytes)/float64(pages), "bytes/page")
+			if batches > 0 {
+				b.ReportMetric(float64(urls)/float64(batches), "urls/batch")
+			}
 		})
 	}
 }

@@ -88,6 +88,8 @@ func referenceCrawl(t *testing.T, web *fetchtest.Web) map[string]int {
 type dupLog struct {
 	mu   sync.Mutex
 	dups [][2]string
+	// slowest is the longest Seen call since it was last reset.
+	slowest time.Duration
 }
 
 // recorder wraps a node's ContentSeen to record into a dupLog.
@@ -97,12 +99,15 @@ type recorder struct {
 }
 
 func (r recorder) Seen(ctx context.Context, d dedup.Doc) (dedup.Match, error) {
+	start := time.Now()
 	m, err := r.ContentSeen.Seen(ctx, d)
+	took := time.Since(start)
+	r.log.mu.Lock()
+	r.log.slowest = max(r.log.slowest, took)
 	if err == nil && m.Seen {
-		r.log.mu.Lock()
 		r.log.dups = append(r.log.dups, [2]string{d.URL, m.URL})
-		r.log.mu.Unlock()
 	}
+	r.log.mu.Unlock()
 	return m, err
 }
 
@@ -123,6 +128,7 @@ type testCluster struct {
 	cancel map[string]context.CancelFunc
 	done   map[string]chan error
 	pages  map[string]int // pages each node's crawler passed to OnPage
+	killed map[string]bool
 }
 
 func newTestCluster(t testing.TB, web *fetchtest.Web, n int, opts func(name string) Options) *testCluster {
@@ -201,6 +207,7 @@ func (tc *testCluster) start(name, dir string) {
 	}()
 	tc.mu.Lock()
 	tc.nodes[name], tc.cancel[name], tc.done[name] = nd, cancel, done
+	delete(tc.killed, name)
 	tc.mu.Unlock()
 }
 
@@ -227,7 +234,11 @@ func (tc *testCluster) stop(name string) {
 	}
 	cancel()
 	<-done
-	if err := nd.Close(); err != nil {
+	tc.mu.Lock()
+	killed := tc.killed[name]
+	tc.mu.Unlock()
+	if err := nd.Close(); err != nil && !killed {
+		// A killed node's Close fails on its closed connection.
 		tc.t.Errorf("closing %s: %v", name, err)
 	}
 }

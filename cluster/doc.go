@@ -20,7 +20,9 @@
 //
 // Splitter implements crawlkit.HostSplitter. It buffers the URLs of other
 // nodes' hosts per destination and publishes a batch when it holds
-// BatchSize URLs or BatchDelay after its first URL. A node's inbox is a
+// BatchSize URLs, when its oldest URL has waited BatchDelay, or when the
+// stream of links pauses (no Send for four mean gaps): batches fill while
+// links keep coming and go out at once when they stop. A node's inbox is a
 // subject of a JetStream work-queue stream consumed by a durable consumer
 // named after the node; a batch is acknowledged only after
 // crawlkit.Crawler.Add returned (the URLs are in the frontier and its
@@ -60,6 +62,45 @@
 // fingerprints or LookupDelay) into one request answered by a bitmap of
 // the seen ones and their URLs. MinHash near-duplicates are not found
 // across nodes: a sketch cannot be partitioned by value.
+//
+// No worker waits on an absent node. Each owner has a circuit breaker: a
+// lookup batch that finds no responder (the owner's connection is gone:
+// known at once) or no answer within Options.LookupTimeout (1 s; a hung
+// or partitioned node) opens it. While it is open, and while the owner's
+// partition is moving to another node, a lookup of its fingerprints
+// answers at once on the asking node: new, unless this node already took
+// the same fingerprint for new while the owner was away, and then a
+// duplicate of that URL (a hold table, Options.LookupHold). A reconciler
+// probes the owner, sending it the held fingerprints (after 100 ms, then
+// backing off to every 2 s); its first answer closes the circuit, and the
+// fingerprints it answered for leave the table. The price of an absence
+// is therefore duplicates not recognised: a document fetched on two nodes
+// while its owner was away is kept twice (ContentStats.MissedDuplicates
+// counts those reconciliation finds); the crawl's rate does not drop.
+//
+// # Redundancy
+//
+// The inbox stream has NATSOptions.Replicas copies (default 1, the only
+// choice on one server). On a cluster of three NATS servers, Replicas 3
+// keeps every unacknowledged URL batch on all three: a server that is
+// lost loses nothing, and each node's client fails over to the other
+// servers named in NATSURL (tested with a server shut down mid-crawl). Content lookups and index queries are core request-reply,
+// which any server routes.
+//
+// An index shard may be served by more than one process: ServeIndex
+// subscribes in a queue group, so every process that serves a copy of
+// node n's shard under the name n answers n's queries, one of them per
+// request, and n's queries are answered while any copy is up. A copy is
+// an index directory copied from the node (after the crawl, or from a
+// backup): nothing keeps it in step with a shard that still grows, so a
+// replica of a running crawl's shard answers with what the copy holds.
+//
+// # Stopping
+//
+// Close (or Shutdown, whose context cuts the lingering short) flushes
+// the splitter, sends the content batches still buffered and the held
+// fingerprints to their owners, says farewell, and leaves the inbox's
+// unacknowledged batches in the stream.
 //
 // # Search
 //

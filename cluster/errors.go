@@ -38,6 +38,9 @@ var (
 	ErrNoResponder = errors.New("cluster: no responder")
 	// ErrUnknownNode reports a node name that is not in the node list.
 	ErrUnknownNode = errors.New("cluster: unknown node")
+	// ErrUnavailable reports a request to a node whose circuit breaker
+	// is open: it failed or did not answer in time lately.
+	ErrUnavailable = errors.New("cluster: node unavailable")
 	// ErrRemote reports an error the serving node returned for a request.
 	ErrRemote = errors.New("cluster: remote error")
 )

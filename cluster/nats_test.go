@@ -55,16 +55,12 @@ func TestStartServerNil(t *testing.T) {
 	}
 }
 
-// TestNATSClusterSurvivesServerShutdown runs three NATS servers routed
-// to each other on loopback, a stream replicated three times, and one
-// producer and one consumer connected to different servers; the server
-// the consumer is on is shut down halfway, and every message still
-// arrives, and requests are still answered.
-func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: forms a three-server JetStream cluster (a few seconds)")
-	}
-	ports := freePorts(t, 3)
+// startNATSCluster starts n NATS servers with JetStream routed to each
+// other on loopback and returns them; they are shut down at the end of
+// the test (shutting one down earlier is allowed).
+func startNATSCluster(t testing.TB, n int) []*server.Server {
+	t.Helper()
+	ports := freePorts(t, n)
 	var servers []*server.Server
 	var routes []string
 	for _, p := range ports {
@@ -83,12 +79,45 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 		}
 		servers = append(servers, s)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		for _, s := range servers {
 			s.Shutdown()
 			s.WaitForShutdown()
 		}
-	}()
+	})
+	return servers
+}
+
+// dialCluster connects to urls (a client fails over between them) with
+// opts, retrying until the JetStream meta group has a leader and the
+// stream could be created.
+func dialCluster(t testing.TB, urls string, opts NATSOptions) *NATS {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		tr, err := DialNATS(ctx, urls, &opts)
+		cancel()
+		if err == nil {
+			return tr
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestNATSClusterSurvivesServerShutdown runs three NATS servers routed
+// to each other on loopback, a stream replicated three times, and one
+// producer and one consumer connected to different servers; the server
+// the consumer is on is shut down halfway, and every message still
+// arrives, and requests are still answered.
+func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: forms a three-server JetStream cluster (a few seconds)")
+	}
+	servers := startNATSCluster(t, 3)
 	var urls []string
 	for _, s := range servers {
 		urls = append(urls, s.ClientURL())
@@ -96,25 +125,12 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 	opts := natsOptions()
 	opts.Replicas = 3
 	// The JetStream meta group needs a leader before a stream can be
-	// created; retry until it has one.
-	var prod, cons *NATS
+	// created: dialCluster retries until it has one.
+	prod := dialCluster(t, strings.Join(urls, ","), opts)
 	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		var err error
-		prod, err = DialNATS(ctx, strings.Join(urls, ","), &opts)
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 	defer prod.Close()
 	// The consumer connects to server 2 first: the one shut down below.
-	cons = dialTest(t, urls[2]+","+urls[0]+","+urls[1], opts)
+	cons := dialTest(t, urls[2]+","+urls[0]+","+urls[1], opts)
 	defer cons.Close()
 	srv, err := cons.Serve("ping", func(ctx context.Context, req []byte) ([]byte, error) { return []byte("pong"), nil })
 	if err != nil {

@@ -50,14 +50,26 @@ type Options struct {
 	NATS NATSOptions
 
 	// BatchSize and BatchDelay bound the host splitter's batches: a
-	// destination's URLs are published when BatchSize are buffered or
-	// BatchDelay after the first. Defaults 256 and 20 ms.
+	// destination's URLs are published when BatchSize are buffered,
+	// when the oldest has waited BatchDelay, or when the traffic pauses
+	// (see Splitter). Defaults 256 and 100 ms.
 	BatchSize  int
 	BatchDelay time.Duration
 	// LookupBatch and LookupDelay bound content-seen batches the same
 	// way. Defaults 64 and 5 ms.
 	LookupBatch int
 	LookupDelay time.Duration
+	// LookupTimeout bounds a content-seen batch's round trip: an owner
+	// that does not answer within it (or has no connection: at once) has
+	// its circuit opened, and its fingerprints are answered on this node
+	// until it answers a probe again (see Content). It is the longest a
+	// crawler worker waits on an absent or slow node, once per
+	// node. Default 1 s.
+	LookupTimeout time.Duration
+	// LookupHold bounds the fingerprints a node holds for owners whose
+	// circuit is open (about 100 bytes each with their URL); past it,
+	// their lookups answer "new" without remembering. Default 65536.
+	LookupHold int
 	// RequestTimeout bounds each request to another node. Default 5 s.
 	RequestTimeout time.Duration
 	// StatusInterval is the period of the quiescence rounds. Default
@@ -166,9 +178,11 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 		}
 	}
 	def(&o.BatchSize, 256)
-	defD(&o.BatchDelay, 20*time.Millisecond)
+	defD(&o.BatchDelay, 100*time.Millisecond)
 	def(&o.LookupBatch, 64)
 	defD(&o.LookupDelay, 5*time.Millisecond)
+	defD(&o.LookupTimeout, time.Second)
+	def(&o.LookupHold, 1<<16)
 	defD(&o.RequestTimeout, 5*time.Second)
 	defD(&o.StatusInterval, 100*time.Millisecond)
 	defD(&o.Linger, time.Minute)
@@ -181,28 +195,29 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	}
 	n := &Node{opts: o, ring: ring, log: o.Logger, gone: map[string]Status{}, away: map[string]time.Time{}, dead: map[string]bool{}}
 	if err := n.connect(ctx); err != nil {
-		n.shutdown(false)
+		n.shutdown(context.Background(), false)
 		return nil, err
 	}
 	n.meter = &Meter{T: n.raw}
 	n.splitter = newSplitter(ring, o.Name, n.meter, o.BatchSize, o.BatchDelay, o.Logger)
-	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.RequestTimeout, o.Logger)
+	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.LookupTimeout, o.LookupHold, o.Logger)
+	n.content.startReconciler()
 	if o.ContentLog != "" {
 		if err := n.openContentLog(o.ContentLog); err != nil {
-			n.shutdown(false)
+			n.shutdown(context.Background(), false)
 			return nil, err
 		}
 	}
 	c, err := n.raw.Serve("content."+o.Name, n.content.serve)
 	if err != nil {
-		n.shutdown(false)
+		n.shutdown(context.Background(), false)
 		return nil, err
 	}
 	n.closers = append(n.closers, c)
 	if o.Index != nil {
 		c, err := ServeIndex(n.raw, o.Name, o.Index)
 		if err != nil {
-			n.shutdown(false)
+			n.shutdown(context.Background(), false)
 			return nil, err
 		}
 		n.closers = append(n.closers, c)
@@ -526,10 +541,11 @@ func (n *Node) sayFarewell() Status {
 	return final
 }
 
-// linger keeps an embedded server up, at most Options.Linger, until the
+// linger keeps an embedded server up, at most Options.Linger or until ctx
+// ends, until the
 // other nodes' connections are gone: a node still crawling needs it to
 // learn that the cluster is idle (and would wait forever without it).
-func (n *Node) linger() {
+func (n *Node) linger(ctx context.Context) {
 	if n.srv == nil || n.opts.Linger < 0 {
 		return
 	}
@@ -539,7 +555,7 @@ func (n *Node) linger() {
 	}
 	deadline := time.Now().Add(n.opts.Linger)
 	logged := false
-	for n.srv.NumClients() > own && time.Now().Before(deadline) {
+	for n.srv.NumClients() > own && time.Now().Before(deadline) && ctx.Err() == nil {
 		if !logged {
 			n.log.Info("cluster: waiting for the other nodes to leave the embedded NATS server", "node", n.opts.Name, "clients", n.srv.NumClients()-own, "at most", n.opts.Linger)
 			logged = true
@@ -554,8 +570,17 @@ func (n *Node) Received() (batches, dropped uint64) { return n.received.Load(), 
 
 // Close stops consuming and serving, publishes what the splitter still
 // buffers, and releases the transport and embedded server it created.
-// URLs left in the inbox stay there for the node's next start.
-func (n *Node) Close() error {
+// URLs left in the inbox stay there for the node's next start. Close is
+// Shutdown without a deadline.
+func (n *Node) Close() error { return n.Shutdown(context.Background()) }
+
+// Shutdown is Close with a bound: when ctx ends, a node that embeds the
+// NATS server stops waiting for the other nodes to disconnect
+// (Options.Linger) and shuts the server down. Everything else (the last
+// flush, the farewell) is bounded by RequestTimeout as in Close. A
+// command calls it with a context that a stop signal cancels, so that
+// the signal is not kept waiting up to a minute.
+func (n *Node) Shutdown(ctx context.Context) error {
 	n.mu.Lock()
 	if n.closed {
 		n.mu.Unlock()
@@ -563,13 +588,13 @@ func (n *Node) Close() error {
 	}
 	n.closed = true
 	n.mu.Unlock()
-	return n.shutdown(true)
+	return n.shutdown(ctx, true)
 }
 
 // shutdown releases the node; with farewell (a Close, not a failed
 // NewNode) it first tells the other nodes its final Status and, if it
 // embeds the server, lingers for them.
-func (n *Node) shutdown(farewell bool) error {
+func (n *Node) shutdown(ctx context.Context, farewell bool) error {
 	var errs []error
 	if n.consumer != nil {
 		errs = append(errs, n.consumer.Close())
@@ -597,7 +622,7 @@ func (n *Node) shutdown(farewell bool) error {
 			// Lingering helps only nodes that can still end: not when
 			// this one leaves work behind (cancelled), which keeps
 			// them waiting for its return anyway.
-			n.linger()
+			n.linger(ctx)
 		}
 	}
 	for i := len(n.closers) - 1; i >= 0; i-- {

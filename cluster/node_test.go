@@ -122,7 +122,7 @@ func TestQuiescence(t *testing.T) {
 		waitIdle(nd, true)
 	}
 	// A node that is gone without a farewell (killed) is not idle.
-	nodes[2].shutdown(false)
+	nodes[2].shutdown(context.Background(), false)
 	waitIdle(nodes[0], false)
 	waitIdle(nodes[1], false)
 }

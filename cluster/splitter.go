@@ -14,7 +14,12 @@ import (
 // crawlkit.HostSplitter: Local says whether this node owns a host (by the
 // Ring), Send buffers the URLs of other nodes' hosts per destination and
 // publishes a destination's buffer to its inbox when it holds BatchSize
-// URLs or BatchDelay after its first URL. A publish that fails is kept
+// URLs, when its oldest URL has waited BatchDelay, or when the traffic
+// pauses: no Send for four times the mean gap between Sends (at least
+// 2 ms, at most BatchDelay). The last rule is Nagle's: while links keep
+// coming, batches fill (up to BatchDelay's worth of them); when they stop
+// (the crawl's tail, a slow phase), what is buffered goes out within a
+// few gaps instead of waiting for the delay. A publish that fails is kept
 // and retried, so Send loses no URL; it returns an error only after
 // Close. Idle reports cluster-wide quiescence as the Node's status loop
 // last computed it. Safe for concurrent use.
@@ -28,7 +33,11 @@ type Splitter struct {
 
 	mu       sync.Mutex
 	bufs     map[string][]frontier.URL
-	buffered int // URLs in bufs and in publishes not yet stored
+	since    map[string]time.Time // when each buffer's oldest URL came
+	buffered int                  // URLs in bufs and in publishes not yet stored
+	lastSend time.Time
+	meanGap  time.Duration // moving mean of the gaps between Sends
+	retryAt  time.Time     // no flush by the timer before this, after a failed publish
 	timer    *time.Timer
 	closed   bool
 	flushing sync.WaitGroup
@@ -40,7 +49,8 @@ type Splitter struct {
 }
 
 func newSplitter(ring *Ring, self string, t Transport, size int, delay time.Duration, log *slog.Logger) *Splitter {
-	return &Splitter{ring: ring, self: self, t: t, size: size, delay: delay, log: log, bufs: map[string][]frontier.URL{}}
+	return &Splitter{ring: ring, self: self, t: t, size: size, delay: delay, log: log,
+		bufs: map[string][]frontier.URL{}, since: map[string]time.Time{}}
 }
 
 // Local implements crawlkit.HostSplitter. Cost: one hash of host.
@@ -60,13 +70,25 @@ func (s *Splitter) Send(ctx context.Context, urls []frontier.URL) error {
 		s.mu.Unlock()
 		return &Error{Op: "send", Subject: s.self, Err: ErrClosed}
 	}
+	now := time.Now()
+	if !s.lastSend.IsZero() {
+		// A gap longer than BatchDelay counts as BatchDelay: one long
+		// pause should not keep the idle rule slow for long after.
+		gap := min(now.Sub(s.lastSend), s.delay)
+		s.meanGap += (gap - s.meanGap) / 8
+	}
+	s.lastSend = now
 	for _, u := range urls {
 		owner := s.ring.HostOwner(frontier.HostKey(u.URL))
+		if len(s.bufs[owner]) == 0 {
+			s.since[owner] = now
+		}
 		s.bufs[owner] = append(s.bufs[owner], u)
 		s.buffered++
 		if len(s.bufs[owner]) >= s.size {
 			full = append(full, batch{owner, s.bufs[owner]})
 			delete(s.bufs, owner)
+			delete(s.since, owner)
 		}
 	}
 	s.armLocked()
@@ -83,20 +105,64 @@ func (s *Splitter) Send(ctx context.Context, urls []frontier.URL) error {
 	return nil
 }
 
+// idleLocked is how long without a Send counts as a pause in the
+// traffic: four mean gaps, within [2 ms, BatchDelay].
+func (s *Splitter) idleLocked() time.Duration {
+	return min(max(4*s.meanGap, 2*time.Millisecond), s.delay)
+}
+
+// nextLocked returns when the next buffer is due: at the pause after the
+// last Send, or BatchDelay after the oldest buffered URL.
+func (s *Splitter) nextLocked() time.Time {
+	next := s.lastSend.Add(s.idleLocked())
+	for _, t := range s.since {
+		if d := t.Add(s.delay); d.Before(next) {
+			next = d
+		}
+	}
+	if next.Before(s.retryAt) {
+		next = s.retryAt
+	}
+	return next
+}
+
 // armLocked starts the flush timer if URLs wait and it is not running.
 func (s *Splitter) armLocked() {
-	if s.timer == nil && len(s.bufs) > 0 && !s.closed {
-		s.flushing.Add(1)
-		s.timer = time.AfterFunc(s.delay, func() {
-			defer s.flushing.Done()
-			s.mu.Lock()
-			s.timer = nil
-			s.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			s.Flush(ctx)
-		})
+	if s.timer != nil || len(s.bufs) == 0 || s.closed {
+		return
 	}
+	s.flushing.Add(1)
+	s.timer = time.AfterFunc(time.Until(s.nextLocked()), s.tick)
+}
+
+// tick publishes the buffers that are due (all of them after a pause in
+// the traffic) and arms the timer for the others.
+func (s *Splitter) tick() {
+	defer s.flushing.Done()
+	now := time.Now()
+	s.mu.Lock()
+	s.timer = nil
+	due := map[string][]frontier.URL{}
+	paused := !now.Before(s.lastSend.Add(s.idleLocked()))
+	for node, b := range s.bufs {
+		if now.Before(s.retryAt) {
+			break
+		}
+		if paused || !now.Before(s.since[node].Add(s.delay)) {
+			due[node] = b
+			delete(s.bufs, node)
+			delete(s.since, node)
+		}
+	}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for node, b := range due {
+		s.publish(ctx, node, b)
+	}
+	s.mu.Lock()
+	s.armLocked()
+	s.mu.Unlock()
 }
 
 // publish sends one batch; on failure the URLs go back to the buffer for
@@ -108,7 +174,11 @@ func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.UR
 	defer s.mu.Unlock()
 	if err != nil {
 		s.log.Warn("cluster: publish failed, retrying", "node", node, "urls", len(batch), "err", err)
+		if len(s.bufs[node]) == 0 {
+			s.since[node] = time.Now()
+		}
 		s.bufs[node] = append(s.bufs[node], batch...)
+		s.retryAt = time.Now().Add(s.delay)
 		s.armLocked()
 		return
 	}
@@ -124,6 +194,7 @@ func (s *Splitter) Flush(ctx context.Context) {
 	s.mu.Lock()
 	bufs := s.bufs
 	s.bufs = map[string][]frontier.URL{}
+	clear(s.since)
 	s.mu.Unlock()
 	for node, batch := range bufs {
 		s.publish(ctx, node, batch)

@@ -50,9 +50,15 @@
 //	crawler -nats-embed 127.0.0.1:4222 -node a -nodes a,b -seeds URL -out a
 //	crawler -nats nats://127.0.0.1:4222 -node b -nodes a,b -seeds URL -out b
 //
+// On a NATS cluster of three servers (-nats URL,URL,URL), -replicas 3
+// keeps every URL inbox on three of them, so losing a server loses
+// nothing.
+//
 // Each process ends when the whole cluster has nothing left to do; the
-// one embedding the server then waits (up to a minute) for the others to
-// disconnect before it exits, since they need the server to end too.
+// one embedding the server then waits (up to a minute, or until Ctrl-C)
+// for the others to disconnect before it exits, since they need the
+// server to end too. Ctrl-C or SIGTERM stops a node as it stops a single
+// crawler (exit 0), and it tells the other nodes it left.
 //
 // Exit status: 0 when the crawl ran (to its end, to a limit, or to a
 // clean stop on a signal), 1 when it failed (nothing could be fetched, the
@@ -163,6 +169,7 @@ type options struct {
 	HostRules      hostRuleFlags `json:"host_rules,omitempty"`
 	PoliteKey      string        `json:"politeness_key,omitempty"`
 	Canonical      string        `json:"canonical"`
+	Replicas       int           `json:"replicas,omitempty"`
 
 	// Not saved: they are about this process, not the crawl.
 	out     string
@@ -227,6 +234,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Node, "node", o.Node, "this process's node name in a distributed crawl")
 	fs.StringVar(&o.Nodes, "nodes", o.Nodes, "all node names of a distributed crawl, comma-separated (the same list on every node)")
 	fs.Var(&o.DeadAfter, "dead-after", "in a distributed crawl, stop waiting for a node away this long (0: wait for it forever)")
+	fs.IntVar(&o.Replicas, "replicas", o.Replicas, "in a distributed crawl, keep the URL inboxes on this many NATS servers (3 on a cluster of 3 or more survives the loss of one; 0 or 1: one copy)")
 	o.sess.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags] | -out DIR -resume [flags]\n\nflags:\n")
@@ -285,7 +293,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	case o.Workers < 1:
 		return nil, usageError{"-workers must be at least 1"}
 	case o.MaxPages < 0 || o.MaxDepth < 0 || o.Duration < 0 || o.MinDelay < 0 || o.MaxDelay < 0 || o.DelayFactor < 0 || o.DeadAfter < 0 ||
-		o.Backoff < 0 || o.BackoffMax < 0:
+		o.Backoff < 0 || o.BackoffMax < 0 || o.Replicas < 0:
 		return nil, usageError{"limits and delays cannot be negative"}
 	case o.PerHost < -1 || o.PerHost == 0 || o.PerDomain < -1 || o.PerDomain == 0 || o.HostsPerDomain < -1 || o.HostsPerDomain == 0:
 		return nil, usageError{"-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1 for no limit"}
@@ -299,6 +307,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{fmt.Sprintf("-agent %q is not a robots.txt product token: use letters, '-' and '_' (RFC 9309 §2.2.1)", o.Agent)}
 	case (o.NATSURL != "" || o.NATSEmbed != "") && (o.Node == "" || o.Nodes == ""):
 		return nil, usageError{"a distributed crawl (-nats or -nats-embed) needs -node NAME and -nodes NAME,NAME,..."}
+	case o.Replicas > 5:
+		return nil, usageError{"-replicas: JetStream keeps at most 5 copies of a stream"}
+	case o.Replicas > 1 && o.Node == "":
+		return nil, usageError{"-replicas is for a distributed crawl (-node, -nodes, -nats)"}
 	case (o.Node != "" || o.Nodes != "") && o.NATSURL == "" && o.NATSEmbed == "":
 		return nil, usageError{"-node and -nodes need -nats URL or -nats-embed ADDR"}
 	case o.Node != "" && !slices.Contains(strings.Split(o.Nodes, ","), o.Node):
@@ -573,6 +585,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		nopts := &cluster.Options{
 			Name: o.Node, Nodes: strings.Split(o.Nodes, ","),
 			NATSURL: o.NATSURL, EmbedAddr: o.NATSEmbed, Index: searcher, DeadAfter: time.Duration(o.DeadAfter),
+			NATS: cluster.NATSOptions{Replicas: o.Replicas},
 		}
 		if out != nil {
 			// The node's share of the content fingerprints survives a
@@ -583,7 +596,9 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("joining the cluster: %w", err)
 		}
-		defer node.Close()
+		// Shutdown, not Close: a node that embeds the NATS server waits
+		// there for the others to leave, and a stop signal ends the wait.
+		defer node.Shutdown(ctx)
 		node.Configure(&cfg)
 		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.Node, o.Nodes, node.ClientURL())
 	}
