@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
 )
 
 // memberOptions are the options of a node with membership on srvURL, with
@@ -165,5 +167,156 @@ func waitPages(t *testing.T, tc *testCluster, name string, n int) {
 			t.Fatalf("%s fetched only %d pages", name, got)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestMembersScale adds a third node to a two-node crawl, then stops one
+// gracefully mid-crawl: shards move with their queues and URL-seen sets,
+// so no page is fetched twice, none is missed, and no host sees two
+// requests at once.
+func TestMembersScale(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	srv := startTestServer(t)
+	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), natsOptions()))
+	tc.start("n0", "")
+	tc.start("n1", "")
+	waitPages(t, tc, "n0", 10)
+	tc.start("n2", "") // scale out 2 → 3
+	waitPages(t, tc, "n2", 5)
+	if got := tc.node("n2").OwnedShards(); got == 0 {
+		t.Fatal("n2 owns no shard")
+	}
+	tc.stop("n1") // scale in 3 → 2: a graceful leave hands its shards over at once
+	left := time.Now()
+	tc.wait("n0")
+	tc.wait("n2")
+	t.Logf("crawl done %v after n1 left", time.Since(left).Round(time.Millisecond))
+	checkMembers(t, web, ref, nil)
+}
+
+// TestMembersFencing cuts a node off (no heartbeat, no journal write)
+// until the others have taken its shards, then lets it come back: it
+// cannot contact the hosts or write the journals of the shards it lost,
+// and no shard is ever owned by two nodes.
+func TestMembersFencing(t *testing.T) {
+	srv := startTestServer(t)
+	web := simWeb()
+	defer web.Close()
+	opts := memberOptions(srv.ClientURL(), natsOptions())
+	nodes := map[string]*Node{}
+	for _, name := range []string{"a", "b"} {
+		o := opts(name)
+		o.Name, o.Logger = name, quietLogger()
+		nd, err := NewNode(context.Background(), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nd.Close()
+		cfg := crawlConfig(web, "crawlkit-"+name)
+		nd.Configure(&cfg)
+		c, err := crawlkit.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nd.Start(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		nodes[name] = nd
+	}
+	a, b := nodes["a"], nodes["b"]
+	// Never two owners of a shard, sampled throughout.
+	stop := make(chan struct{})
+	sampled := make(chan int)
+	go func() {
+		n := 0
+		defer func() { sampled <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			a.shards.mu.Lock()
+			b.shards.mu.Lock()
+			for i := range a.shards.st {
+				if a.shards.st[i].owned && b.shards.st[i].owned {
+					t.Errorf("shard %d owned by a and b", i)
+				}
+			}
+			b.shards.mu.Unlock()
+			a.shards.mu.Unlock()
+			n++
+		}
+	}()
+	waitFor(t, "a and b own every shard between them", func() bool {
+		return a.OwnedShards() > 0 && b.OwnedShards() > 0 && a.OwnedShards()+b.OwnedShards() == 64
+	})
+	shard := -1
+	a.shards.mu.Lock()
+	for i := range a.shards.st {
+		if a.shards.st[i].owned {
+			shard = i
+			break
+		}
+	}
+	a.shards.mu.Unlock()
+	host := hostOfShard(a.ring, shard)
+	url := "http://" + host + "/x"
+	// A URL pending in a's shard, as a crawl would have it.
+	if err := a.shards.state.Commit(context.Background(), &crawlkit.Txn{Add: []crawlkit.Pending{{URL: frontier.URL{URL: url}}}}); err != nil {
+		t.Fatal(err)
+	}
+	last := a.shards.slotSeq(shard)
+	if leave, ok := a.Splitter().Enter(url); !ok {
+		t.Fatalf("a may not contact %s of its own shard %d", host, shard)
+	} else {
+		leave()
+	}
+
+	a.crashed.Store(true) // cut off
+	cut := time.Now()
+	waitFor(t, "b owns every shard", func() bool { return b.OwnedShards() == 64 })
+	t.Logf("b took a's shards over %v after a was cut off", time.Since(cut).Round(time.Millisecond))
+	if _, ok := a.Splitter().Enter(url); ok {
+		t.Fatal("a, cut off, may still contact a host")
+	}
+	a.crashed.Store(false) // back, stale
+	if _, ok := a.Splitter().Enter(url); ok {
+		t.Fatalf("a, back but stale, may contact %s of shard %d, which b owns", host, shard)
+	}
+	err := a.shards.write(context.Background(), shard, &shardRecord{kind: recData}, last)
+	if !errors.Is(err, errFenced) {
+		t.Fatalf("a's write to shard %d with its old position: %v, want errFenced", shard, err)
+	}
+	// It rejoins and gets a share again, through handoffs.
+	waitFor(t, "a owns shards again", func() bool {
+		return a.OwnedShards() > 0 && a.OwnedShards()+b.OwnedShards() == 64
+	})
+	close(stop)
+	if n := <-sampled; n < 10 {
+		t.Errorf("ownership sampled only %d times", n)
+	}
+}
+
+// hostOfShard returns a host name in shard s.
+func hostOfShard(r *Ring, s int) string {
+	for i := 0; ; i++ {
+		h := "h" + strconv.Itoa(i) + ".test"
+		if r.HostShard(h) == s {
+			return h
+		}
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -343,7 +343,8 @@ func (n *Node) Transport() Transport { return n.meter }
 func (n *Node) Traffic() (messages, bytes uint64) { return n.meter.Counts() }
 
 // Searcher returns a broker over the index shards of all nodes.
-func (n *Node) Searcher() *Searcher { return NewSearcher(n.raw, n.opts.Nodes, n.opts.RequestTimeout) }
+// With membership, the shards are those of the members of the view.
+func (n *Node) Searcher() *Searcher { return NewSearcher(n.raw, n.ring.Nodes(), n.opts.RequestTimeout) }
 
 // Start begins feeding this node's inbox into c (each batch acknowledged
 // only after c.Add returned, so a node that dies loses nothing), answers

@@ -228,21 +228,21 @@ func (s *shards) release(ctx context.Context, list []int) {
 	s.mu.Unlock()
 	s.writeM.Lock()
 	defer s.writeM.Unlock()
+	errs := make([]error, len(list))
+	parallel(len(list), func(k int) {
+		errs[k] = s.write(ctx, list[k], &shardRecord{kind: recRelease}, s.slotSeq(list[k]))
+	})
 	done := 0
-	for _, i := range list {
-		s.mu.Lock()
-		last := s.st[i].lastSeq
-		s.mu.Unlock()
-		err := s.write(ctx, i, &shardRecord{kind: recRelease}, last)
-		s.mu.Lock()
-		if err == nil || errors.Is(err, errFenced) {
+	s.mu.Lock()
+	for k, i := range list {
+		if err := errs[k]; err == nil || errors.Is(err, errFenced) {
 			s.st[i] = shardSlot{}
 			done++
 		} else {
 			s.st[i].releasing = false // try again at the next step
 		}
-		s.mu.Unlock()
 	}
+	s.mu.Unlock()
 	s.n.log.Info("cluster: released shards", "node", s.n.opts.Name, "shards", done)
 }
 
@@ -294,8 +294,13 @@ func (s *shards) claim(ctx context.Context, list []int) {
 		last  uint64
 	}
 	var cands []cand
-	for _, i := range list {
-		m, err := s.stream.GetLastMsgForSubject(ctx, s.subject(i))
+	lastMsgs := make([]*jetstream.RawStreamMsg, len(list))
+	errs := make([]error, len(list))
+	parallel(len(list), func(k int) {
+		lastMsgs[k], errs[k] = s.stream.GetLastMsgForSubject(ctx, s.subject(list[k]))
+	})
+	for k, i := range list {
+		m, err := lastMsgs[k], errs[k]
 		var last uint64
 		free := false
 		switch {
@@ -331,35 +336,54 @@ func (s *shards) claim(ctx context.Context, list []int) {
 	if len(cands) == 0 {
 		return
 	}
+	last := map[int]uint64{}
+	for _, c := range cands {
+		if c.last > 0 {
+			last[c.shard] = c.last
+		}
+	}
+	images := map[int]*shardImage{}
+	if len(last) > 0 {
+		var err error
+		if images, err = s.replay(ctx, last); err != nil {
+			s.n.log.Warn("cluster: replaying journals", "node", s.n.opts.Name, "shards", len(last), "err", err)
+			return
+		}
+	}
 	claimed := 0
 	var adopt []crawlkit.Pending
-	for _, c := range cands {
-		im := newShardImage()
-		if c.last > 0 {
-			if err := s.replay(ctx, c.shard, c.last, im); err != nil {
-				s.n.log.Warn("cluster: replaying a journal", "shard", c.shard, "err", err)
-				continue
-			}
+	s.writeM.Lock()
+	werrs := make([]error, len(cands))
+	parallel(len(cands), func(k int) {
+		// A failure means someone wrote meanwhile: look again next time.
+		werrs[k] = s.write(ctx, cands[k].shard, &shardRecord{kind: recClaim}, cands[k].last)
+	})
+	for k, c := range cands {
+		if werrs[k] != nil {
+			continue
 		}
-		s.writeM.Lock()
-		if err := s.write(ctx, c.shard, &shardRecord{kind: recClaim}, c.last); err != nil {
-			s.writeM.Unlock()
-			continue // someone wrote meanwhile: look again next time
+		im := images[c.shard]
+		if im == nil {
+			im = newShardImage()
 		}
 		pend, err := s.state.adopt(ctx, im)
 		if err != nil {
-			s.writeM.Unlock()
+			// The claim record is written: give the shard up again.
 			s.n.log.Error("cluster: adopting a shard", "shard", c.shard, "err", err)
+			_ = s.write(ctx, c.shard, &shardRecord{kind: recRelease}, s.slotSeq(c.shard))
+			s.mu.Lock()
+			s.st[c.shard] = shardSlot{}
+			s.mu.Unlock()
 			continue
 		}
 		s.mu.Lock()
 		s.st[c.shard].owned = true
 		delete(s.freeAt, c.shard)
 		s.mu.Unlock()
-		s.writeM.Unlock()
 		adopt = append(adopt, pend...)
 		claimed++
 	}
+	s.writeM.Unlock()
 	if claimed > 0 {
 		s.n.log.Info("cluster: claimed shards", "node", s.n.opts.Name, "shards", claimed, "pending", len(adopt))
 	}
@@ -372,6 +396,28 @@ func (s *shards) claim(ctx context.Context, list []int) {
 	}
 }
 
+// slotSeq returns the last journal sequence this node wrote to shard i.
+func (s *shards) slotSeq(i int) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st[i].lastSeq
+}
+
+// parallel runs f(0..n-1) on up to 16 goroutines: claims and releases
+// of many shards are one round trip each.
+func parallel(n int, f func(k int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for k := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			f(k)
+		})
+	}
+	wg.Wait()
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -381,35 +427,66 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// replay reads shard i's journal up to sequence last into im.
-func (s *shards) replay(ctx context.Context, i int, last uint64, im *shardImage) error {
-	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{s.subject(i)}})
+// replay reads the journals of the shards in last, each up to its
+// sequence there, into images, with one consumer (deleted after).
+func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shardImage, error) {
+	images := map[int]*shardImage{}
+	subjects := make([]string, 0, len(last))
+	bySubject := map[string]int{}
+	for i := range last {
+		images[i] = newShardImage()
+		subj := s.subject(i)
+		subjects = append(subjects, subj)
+		bySubject[subj] = i
+	}
+	cons, err := s.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		FilterSubjects:    subjects,
+		AckPolicy:         jetstream.AckNonePolicy,
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		InactiveThreshold: time.Minute,
+	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for {
-		rctx, cancel := context.WithTimeout(ctx, s.n.opts.RequestTimeout)
-		m, err := cons.Next(jetstream.FetchContext(rctx))
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), s.n.opts.RequestTimeout)
+		_ = s.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 		cancel()
+	}()
+	left := len(last)
+	for left > 0 {
+		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		md, err := m.Metadata()
-		if err != nil {
-			return err
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, err
+			}
+			i, ok := bySubject[m.Subject()]
+			if !ok || md.Sequence.Stream > last[i] {
+				continue // written after the claim began: that claim fails
+			}
+			r, err := decodeShardRecord(m.Data())
+			if err != nil {
+				return nil, fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
+			}
+			images[i].apply(r)
+			if md.Sequence.Stream == last[i] {
+				left--
+			}
 		}
-		if md.Sequence.Stream > last {
-			return nil
+		if err := batch.Error(); err != nil {
+			return nil, err
 		}
-		r, err := decodeShardRecord(m.Data())
-		if err != nil {
-			return fmt.Errorf("record %d: %w", md.Sequence.Stream, err)
-		}
-		im.apply(r)
-		if md.Sequence.Stream == last {
-			return nil
+		if got == 0 {
+			return nil, fmt.Errorf("journal replay: %d shards short of their last record", left)
 		}
 	}
+	return images, nil
 }
 
 // ShardState is the crawlkit.State of a node with membership (Node.Configure
