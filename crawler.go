@@ -805,6 +805,76 @@ type IdleReporter interface {
 	Idle() bool
 }
 
+// HostGate is implemented by a HostSplitter whose hosts move between
+// nodes while the crawl runs (a cluster with membership): the crawler
+// asks it before the requests of every lease (robots.txt included), so
+// that a node never contacts a host it no longer owns and the new owner
+// never contacts one the old owner is still talking to.
+type HostGate interface {
+	// Enter reports whether this node may contact the host of url now.
+	// If it may, leave must be called once the lease's outcome is
+	// committed; if not, the crawler drops the lease without changing
+	// its State (the host's new owner has the URL pending) and counts it
+	// in Stats.HandedOver.
+	Enter(url string) (leave func(), ok bool)
+}
+
+// AddPending queues URLs the State already holds as pending, such as the
+// queue of a shard a cluster node's State took over from another node:
+// unlike Add, no URL-seen test, no budget and no change to the State. Each
+// host waits for the next-contact time its State record gives, and at
+// least its last gap from now (its previous owner may have just
+// contacted it). Call it while Run runs, after the State was loaded: a
+// State that takes URLs over before that reports them from Load instead.
+// Safe for concurrent use.
+func (c *Crawler) AddPending(ctx context.Context, ps []Pending) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	batch := make([]frontier.URL, 0, len(ps))
+	for _, p := range ps {
+		if p.Parked != "" && c.rules != nil && c.rules.Park(p.URL.URL, p.Parked) {
+			continue
+		}
+		batch = append(batch, p.URL)
+	}
+	q := &Lookup{}
+	seen := map[string]bool{}
+	for i := range batch {
+		if k := hostKey(batch[i].URL); !seen[k] {
+			seen[k] = true
+			q.Keys = append(q.Keys, k)
+		}
+	}
+	if err := c.state.Lookup(ctx, q); err != nil {
+		return &Error{Op: "adding pending URLs", Err: err}
+	}
+	holder, _ := c.front.(frontier.Holder)
+	until := make(map[string]time.Time, len(q.Keys))
+	now := time.Now()
+	for i, k := range q.Keys {
+		t := q.Records[i].Next
+		if g := now.Add(q.Records[i].Gap); g.After(t) {
+			t = g
+		}
+		until[k] = t
+		if holder != nil && t.After(now) {
+			holder.Hold(strings.TrimPrefix(k, "h:"), t)
+		}
+	}
+	if holder == nil {
+		for i := range batch {
+			if t := until[hostKey(batch[i].URL)]; t.After(batch[i].Due) {
+				batch[i].Due = t
+			}
+		}
+	}
+	if err := c.front.Add(ctx, batch...); err != nil {
+		return &Error{Op: "adding pending URLs", Err: err}
+	}
+	return nil
+}
+
 // clusterIdle reports whether no other node can still send work: always
 // for a crawl without a Splitter, and for one whose Splitter says so.
 func (c *Crawler) clusterIdle() bool {

@@ -63,6 +63,21 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) bool {
 		}
 		return false
 	}
+	if g, ok := c.cfg.Splitter.(HostGate); ok {
+		leave, ok := g.Enter(l.URL.URL)
+		if !ok {
+			// Its host's shard moved to another node, which has the URL
+			// pending in its own state: drop the lease, change nothing.
+			if err := c.front.Done(l, frontier.Result{Skipped: true}); err != nil {
+				c.cfg.Logger.Error("crawlkit: frontier done", "url", l.URL.URL, "err", err)
+			}
+			c.c.handedOver.Add(1)
+			return false
+		}
+		// After the commit: the gate waits for it before the shard may
+		// move, so the new owner sees this lease's outcome.
+		defer leave()
+	}
 	c.run(ctx, w)
 	sitemapOutcome(w)
 	c.queueCanonical(w)

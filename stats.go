@@ -76,6 +76,10 @@ type Stats struct {
 	// Received is the number of URLs offered through Crawler.Add (from
 	// other nodes); each ends as Filtered, DuplicateURL or Queued.
 	Received uint64
+	// HandedOver counts the queued URLs dropped unfetched because their
+	// host's shard moved to another node of a cluster, which has them
+	// pending (HostGate). Not saved in the State's progress.
+	HandedOver uint64
 	// FilteredBy counts Filtered links by reason ("max depth", "host
 	// budget", "domain budget", "domain hosts", "trap host", and the
 	// frontier.Reason names).
@@ -199,16 +203,17 @@ func writeMap(b *strings.Builder, title string, m map[string]uint64) {
 // tally is committed (and for the in-flight gauge), so that the counters a
 // State saves are exactly those of the committed pages.
 type counters struct {
-	outcomes [numOutcomes]atomic.Uint64
-	seeds    atomic.Uint64
-	links    atomic.Uint64
-	dropped  atomic.Uint64
-	capped   atomic.Uint64
-	received atomic.Uint64
-	backoffs atomic.Uint64
-	bytes    atomic.Int64
-	hosts    atomic.Int64
-	inflight atomic.Int64
+	outcomes   [numOutcomes]atomic.Uint64
+	seeds      atomic.Uint64
+	links      atomic.Uint64
+	dropped    atomic.Uint64
+	capped     atomic.Uint64
+	received   atomic.Uint64
+	handedOver atomic.Uint64
+	backoffs   atomic.Uint64
+	bytes      atomic.Int64
+	hosts      atomic.Int64
+	inflight   atomic.Int64
 
 	mu         sync.Mutex
 	filteredBy map[string]uint64
@@ -293,6 +298,7 @@ func (c *counters) snapshot() Stats {
 	s.LinksDropped = c.dropped.Load()
 	s.PagesLinkCapped = c.capped.Load()
 	s.Received = c.received.Load()
+	s.HandedOver = c.handedOver.Load()
 	s.Backoffs = c.backoffs.Load()
 	s.Bytes = c.bytes.Load()
 	s.Hosts = int(c.hosts.Load())

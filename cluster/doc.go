@@ -16,6 +16,25 @@
 // shards it wins, about 1/(n+1) of them; no shard moves between the old
 // nodes. Content fingerprints are assigned the same way, independently.
 //
+// # Membership
+//
+// With Options.Lease, nodes are discovered instead of listed and may come
+// and go while the crawl runs (docs/CLUSTER.md is the operator's guide).
+// Members keep leases in a JetStream key-value bucket; one of them, the
+// coordinator, keeps the view of the live members (a compare-and-set on
+// one key), and the Ring follows it. Each shard's queue, URL-seen set and
+// host records are journaled on its own subject of a JetStream stream by
+// its owner (ShardState is the crawler's State), so the node that claims a
+// shard, when its owner left, died or lost it to a new node, replays the
+// journal and carries on. Journal writes expect the subject's last
+// sequence (a stale owner cannot write), a node stops contacting hosts
+// when its lease may have expired, and a handoff waits for the old
+// owner's requests in flight and Options.HandoffGap, so a host never has
+// two requests in flight across the cluster (crawlkit.HostGate). A node
+// whose settings differ from the cluster's is refused (ErrConfigMismatch).
+// Idle detection reads the members' status records: control traffic is
+// linear in the number of nodes.
+//
 // # Host splitter and durable inboxes
 //
 // Splitter implements crawlkit.HostSplitter. It buffers the URLs of other

@@ -23,11 +23,27 @@ import (
 // NATS server listening on EmbedAddr.
 type Options struct {
 	// Name is this node's name: a NATS subject token (no '.', '*', '>'
-	// or spaces), one of Nodes.
+	// or spaces), one of Nodes. With Lease, names must be unique among
+	// the live members.
 	Name string
 	// Nodes are the names of all nodes of the crawl. Every node must be
-	// given the same list (order does not matter) and Shards.
+	// given the same list (order does not matter) and Shards. With Lease
+	// it is not needed: the members are discovered, and Nodes is ignored.
 	Nodes []string
+	// Lease, if positive, turns membership on (it needs NATS): the node
+	// joins the crawl's members in a JetStream key-value bucket and
+	// renews its lease every Lease/5; shards go to the live members by
+	// rendezvous hashing, and move, with their queues and URL-seen sets
+	// (journaled in JetStream), when a node joins, leaves, or stays silent
+	// for a Lease. Configure then sets the crawler's State (ShardState).
+	// See the package documentation, "Membership". Default 0: the static
+	// node list.
+	Lease time.Duration
+	// HandoffGap is how long a node waits, after a shard's previous owner
+	// released it or was declared dead, before it contacts the shard's
+	// hosts: the politeness gap across the handoff. It should be at least
+	// the crawl's longest politeness gap. Default 1 s.
+	HandoffGap time.Duration
 	// Shards is the number of virtual shards. Default DefaultShards.
 	Shards int
 
@@ -130,10 +146,15 @@ type Node struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 
+	members *membership // with Lease
+	shards  *shards     // with Lease
+	config  string      // configuration fingerprint (Configure)
+
 	crawler  atomic.Pointer[crawlkit.Crawler]
 	received atomic.Uint64
 	dropped  atomic.Uint64
 	leaving  atomic.Bool
+	crashed  atomic.Bool // test hook: stop as a killed process would
 
 	// gone holds the farewell Status of the nodes that left.
 	goneMu sync.Mutex
@@ -159,6 +180,9 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	}
 	o := *opts
 	o.Nodes = slices.Clone(opts.Nodes)
+	if o.Lease > 0 {
+		o.Nodes = []string{o.Name} // until the view says more
+	}
 	if !validToken(o.Name) || !slices.Contains(o.Nodes, o.Name) {
 		return nil, &Error{Op: "new node", Subject: o.Name, Err: ErrUnknownNode}
 	}
@@ -186,6 +210,7 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	defD(&o.RequestTimeout, 5*time.Second)
 	defD(&o.StatusInterval, 100*time.Millisecond)
 	defD(&o.Linger, time.Minute)
+	defD(&o.HandoffGap, time.Second)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -200,6 +225,12 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	}
 	n.meter = &Meter{T: n.raw}
 	n.splitter = newSplitter(ring, o.Name, n.meter, o.BatchSize, o.BatchDelay, o.Logger)
+	if o.Lease > 0 {
+		if err := n.openMembership(ctx); err != nil {
+			n.shutdown(context.Background(), false)
+			return nil, err
+		}
+	}
 	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.LookupTimeout, o.LookupHold, o.Logger)
 	n.content.startReconciler()
 	if o.ContentLog != "" {
@@ -300,10 +331,21 @@ func (n *Node) Splitter() *Splitter { return n.splitter }
 // crawlkit.Config.ContentSeen.
 func (n *Node) ContentSeen() *Content { return n.content }
 
-// Configure sets cfg.Splitter and cfg.ContentSeen to this node's.
+// Configure sets cfg.Splitter and cfg.ContentSeen to this node's. With
+// membership (Options.Lease) it also sets cfg.State to the node's
+// ShardState, replacing any State cfg had, and takes the fingerprint of
+// the settings every member must share (Shards, and cfg's politeness:
+// MinDelay, MaxDelay, DelayFactor, Agent, MaxPagesPerHost): a node whose
+// fingerprint differs from the cluster's is refused by Start.
 func (n *Node) Configure(cfg *crawlkit.Config) {
 	cfg.Splitter = n.splitter
 	cfg.ContentSeen = n.content
+	if n.shards != nil {
+		cfg.State = n.shards.state
+		n.mu.Lock()
+		n.config = configFingerprint(n.ring.Shards(), cfg)
+		n.mu.Unlock()
+	}
 }
 
 // Transport returns the node's transport (counting what passes through
@@ -316,7 +358,8 @@ func (n *Node) Transport() Transport { return n.meter }
 func (n *Node) Traffic() (messages, bytes uint64) { return n.meter.Counts() }
 
 // Searcher returns a broker over the index shards of all nodes.
-func (n *Node) Searcher() *Searcher { return NewSearcher(n.raw, n.opts.Nodes, n.opts.RequestTimeout) }
+// With membership, the shards are those of the members of the view.
+func (n *Node) Searcher() *Searcher { return NewSearcher(n.raw, n.ring.Nodes(), n.opts.RequestTimeout) }
 
 // Start begins feeding this node's inbox into c (each batch acknowledged
 // only after c.Add returned, so a node that dies loses nothing), answers
@@ -335,6 +378,9 @@ func (n *Node) Start(ctx context.Context, c *crawlkit.Crawler) error {
 	}
 	n.started = true
 	n.crawler.Store(c)
+	if n.members != nil {
+		return n.startMember(ctx, c)
+	}
 	st, err := n.raw.Serve("status."+n.opts.Name, n.serveStatus)
 	if err != nil {
 		return err
@@ -599,10 +645,16 @@ func (n *Node) shutdown(ctx context.Context, farewell bool) error {
 	if n.consumer != nil {
 		errs = append(errs, n.consumer.Close())
 	}
+	if n.members != nil && n.cancel != nil {
+		n.leaving.Store(true)
+	}
 	if n.cancel != nil {
 		n.cancel()
 	}
 	n.wg.Wait()
+	if n.members != nil && n.started && farewell && !n.crashed.Load() {
+		n.handOver()
+	}
 	if n.splitter != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), n.opts.RequestTimeout)
 		if lost := n.splitter.close(ctx); lost > 0 {
@@ -617,7 +669,7 @@ func (n *Node) shutdown(ctx context.Context, farewell bool) error {
 			errs = append(errs, n.clog.Close())
 		}
 	}
-	if farewell && n.started {
+	if farewell && n.started && n.members == nil {
 		if final := n.sayFarewell(); final.Busy == 0 {
 			// Lingering helps only nodes that can still end: not when
 			// this one leaves work behind (cancelled), which keeps

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -16,10 +17,19 @@ const DefaultShards = 1024
 // fingerprint) hashes to one of a fixed number of virtual shards, and each
 // shard belongs to the node with the highest rendezvous (highest random
 // weight) score for it. Adding a node moves to it exactly the shards it
-// now wins, about 1/(n+1) of them, and no shard moves between old nodes.
-// A Ring is immutable and safe for concurrent use; Owner costs one xxhash
-// of the key and a table lookup.
+// now wins, about 1/(n+1) of them, and no shard moves between old nodes;
+// removing one moves only its own shards. A Ring from NewRing never
+// changes; the Ring of a Node with membership (Options.Lease) follows the
+// live members, and every method reads one consistent assignment. Safe
+// for concurrent use; Owner costs one xxhash of the key, an atomic load
+// and a table lookup.
 type Ring struct {
+	shards int
+	t      atomic.Pointer[ringTable]
+}
+
+// ringTable is one assignment of shards to nodes.
+type ringTable struct {
 	nodes []string
 	owner []uint16 // shard → index into nodes
 }
@@ -30,6 +40,26 @@ func NewRing(nodes []string, shards int) (*Ring, error) {
 	if shards <= 0 {
 		shards = DefaultShards
 	}
+	t, err := newRingTable(nodes, shards)
+	if err != nil {
+		return nil, err
+	}
+	r := &Ring{shards: shards}
+	r.t.Store(t)
+	return r, nil
+}
+
+// set replaces the assignment by that of nodes.
+func (r *Ring) set(nodes []string) error {
+	t, err := newRingTable(nodes, r.shards)
+	if err != nil {
+		return err
+	}
+	r.t.Store(t)
+	return nil
+}
+
+func newRingTable(nodes []string, shards int) (*ringTable, error) {
 	if len(nodes) == 0 || len(nodes) > 65535 {
 		return nil, &Error{Op: "ring", Err: fmt.Errorf("%d nodes", len(nodes))}
 	}
@@ -40,16 +70,11 @@ func NewRing(nodes []string, shards int) (*Ring, error) {
 		}
 		seen[n] = true
 	}
-	r := &Ring{nodes: slices.Clone(nodes), owner: make([]uint16, shards)}
-	var buf [8]byte
+	r := &ringTable{nodes: slices.Clone(nodes), owner: make([]uint16, shards)}
 	for s := range r.owner {
 		best, bestScore := 0, uint64(0)
-		binary.LittleEndian.PutUint64(buf[:], uint64(s))
 		for i, n := range r.nodes {
-			d := xxhash.New()
-			d.WriteString(n)
-			d.Write(buf[:])
-			if sc := d.Sum64(); i == 0 || sc > bestScore {
+			if sc := score(n, s); i == 0 || sc > bestScore {
 				best, bestScore = i, sc
 			}
 		}
@@ -58,19 +83,33 @@ func NewRing(nodes []string, shards int) (*Ring, error) {
 	return r, nil
 }
 
-// Nodes returns the node names in the order given to NewRing.
-func (r *Ring) Nodes() []string { return slices.Clone(r.nodes) }
+// score is node's rendezvous score for shard s.
+func score(node string, s int) uint64 {
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(s))
+	d := xxhash.New()
+	d.WriteString(node)
+	d.Write(buf[:])
+	return d.Sum64()
+}
+
+// Nodes returns the node names in the order given to NewRing (for a
+// Ring that follows membership: the live members, sorted).
+func (r *Ring) Nodes() []string { return slices.Clone(r.t.Load().nodes) }
 
 // Shards returns the number of virtual shards.
-func (r *Ring) Shards() int { return len(r.owner) }
+func (r *Ring) Shards() int { return r.shards }
 
 // HostShard returns the virtual shard of a host name.
 func (r *Ring) HostShard(host string) int {
-	return int(xxhash.Sum64String(host) % uint64(len(r.owner)))
+	return int(xxhash.Sum64String(host) % uint64(r.shards))
 }
 
 // ShardOwner returns the node that owns shard s (0 ≤ s < Shards()).
-func (r *Ring) ShardOwner(s int) string { return r.nodes[r.owner[s]] }
+func (r *Ring) ShardOwner(s int) string {
+	t := r.t.Load()
+	return t.nodes[t.owner[s]]
+}
 
 // HostOwner returns the node that crawls host.
 func (r *Ring) HostOwner(host string) string { return r.ShardOwner(r.HostShard(host)) }
@@ -83,5 +122,5 @@ func (r *Ring) FingerprintOwner(fp uint64) string {
 	fp ^= fp >> 33
 	fp *= 0xff51afd7ed558ccd
 	fp ^= fp >> 33
-	return r.ShardOwner(int(fp % uint64(len(r.owner))))
+	return r.ShardOwner(int(fp % uint64(r.shards)))
 }

@@ -30,6 +30,10 @@ type Splitter struct {
 	size  int
 	delay time.Duration
 	log   *slog.Logger
+	// local and gate, set by a Node with membership, decide from the
+	// shards it owns instead of the Ring.
+	local func(host string) bool
+	gate  func(url string) (func(), bool)
 
 	mu       sync.Mutex
 	bufs     map[string][]frontier.URL
@@ -53,8 +57,25 @@ func newSplitter(ring *Ring, self string, t Transport, size int, delay time.Dura
 		bufs: map[string][]frontier.URL{}, since: map[string]time.Time{}}
 }
 
-// Local implements crawlkit.HostSplitter. Cost: one hash of host.
-func (s *Splitter) Local(host string) bool { return s.ring.HostOwner(host) == s.self }
+// Local implements crawlkit.HostSplitter. Cost: one hash of host (and,
+// with membership, a lock).
+func (s *Splitter) Local(host string) bool {
+	if s.local != nil {
+		return s.local(host)
+	}
+	return s.ring.HostOwner(host) == s.self
+}
+
+// Enter implements crawlkit.HostGate: with membership, a node contacts
+// only the hosts of the shards it owns, and a shard it gives up waits
+// for the leave of every lease that entered. Without, every host of the
+// Ring's is always open.
+func (s *Splitter) Enter(url string) (leave func(), ok bool) {
+	if s.gate != nil {
+		return s.gate(url)
+	}
+	return func() {}, true
+}
 
 // Send implements crawlkit.HostSplitter. When a destination's buffer is
 // full the calling goroutine publishes it (a JetStream round trip), which

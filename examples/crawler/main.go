@@ -54,6 +54,14 @@
 // keeps every URL inbox on three of them, so losing a server loses
 // nothing.
 //
+// With -lease the members are discovered instead of listed, and nodes may
+// come and go during the crawl (docs/CLUSTER.md): a node that stops hands
+// its shards over at once, one that dies is replaced after the lease, one
+// that joins takes its share with the shards' queues:
+//
+//	crawler -nats-embed 127.0.0.1:4222 -node a -lease 5s -seeds URL -out a
+//	crawler -nats nats://127.0.0.1:4222 -node c -lease 5s -seeds URL -out c
+//
 // Each process ends when the whole cluster has nothing left to do; the
 // one embedding the server then waits (up to a minute, or until Ctrl-C)
 // for the others to disconnect before it exits, since they need the
@@ -170,6 +178,8 @@ type options struct {
 	PoliteKey      string        `json:"politeness_key,omitempty"`
 	Canonical      string        `json:"canonical"`
 	Replicas       int           `json:"replicas,omitempty"`
+	Lease          dur           `json:"lease,omitempty"`
+	HandoffGap     dur           `json:"handoff_gap,omitempty"`
 
 	// Not saved: they are about this process, not the crawl.
 	out     string
@@ -235,6 +245,8 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Nodes, "nodes", o.Nodes, "all node names of a distributed crawl, comma-separated (the same list on every node)")
 	fs.Var(&o.DeadAfter, "dead-after", "in a distributed crawl, stop waiting for a node away this long (0: wait for it forever)")
 	fs.IntVar(&o.Replicas, "replicas", o.Replicas, "in a distributed crawl, keep the URL inboxes on this many NATS servers (3 on a cluster of 3 or more survives the loss of one; 0 or 1: one copy)")
+	fs.Var(&o.Lease, "lease", "in a distributed crawl, discover the members instead of -nodes: a node silent this long is dead and its shards move to the others with their queues (e.g. 5s; 0: the static -nodes list)")
+	fs.Var(&o.HandoffGap, "handoff-gap", "with -lease, wait this long after a shard's previous owner released it or died before contacting its hosts (default 1s)")
 	o.sess.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags] | -out DIR -resume [flags]\n\nflags:\n")
@@ -305,15 +317,21 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"-demo-hosts and -demo-pages must be at least 1"}
 	case !validAgent(o.Agent):
 		return nil, usageError{fmt.Sprintf("-agent %q is not a robots.txt product token: use letters, '-' and '_' (RFC 9309 §2.2.1)", o.Agent)}
-	case (o.NATSURL != "" || o.NATSEmbed != "") && (o.Node == "" || o.Nodes == ""):
-		return nil, usageError{"a distributed crawl (-nats or -nats-embed) needs -node NAME and -nodes NAME,NAME,..."}
+	case o.Lease < 0 || o.HandoffGap < 0:
+		return nil, usageError{"-lease and -handoff-gap cannot be negative"}
+	case (o.Lease > 0 || o.HandoffGap > 0) && o.NATSURL == "" && o.NATSEmbed == "":
+		return nil, usageError{"-lease and -handoff-gap need -nats URL or -nats-embed ADDR"}
+	case (o.NATSURL != "" || o.NATSEmbed != "") && o.Lease > 0 && o.Node == "":
+		return nil, usageError{"a distributed crawl with -lease needs -node NAME"}
+	case (o.NATSURL != "" || o.NATSEmbed != "") && o.Lease == 0 && (o.Node == "" || o.Nodes == ""):
+		return nil, usageError{"a distributed crawl (-nats or -nats-embed) needs -node NAME and -nodes NAME,NAME,... (or -lease to discover the members)"}
 	case o.Replicas > 5:
 		return nil, usageError{"-replicas: JetStream keeps at most 5 copies of a stream"}
 	case o.Replicas > 1 && o.Node == "":
 		return nil, usageError{"-replicas is for a distributed crawl (-node, -nodes, -nats)"}
 	case (o.Node != "" || o.Nodes != "") && o.NATSURL == "" && o.NATSEmbed == "":
 		return nil, usageError{"-node and -nodes need -nats URL or -nats-embed ADDR"}
-	case o.Node != "" && !slices.Contains(strings.Split(o.Nodes, ","), o.Node):
+	case o.Node != "" && o.Lease == 0 && !slices.Contains(strings.Split(o.Nodes, ","), o.Node):
 		return nil, usageError{fmt.Sprintf("-node %q is not in -nodes %q", o.Node, o.Nodes)}
 	}
 	if _, err := crawlkit.ParseCanonicalPolicy(o.Canonical); err != nil {
@@ -585,7 +603,8 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		nopts := &cluster.Options{
 			Name: o.Node, Nodes: strings.Split(o.Nodes, ","),
 			NATSURL: o.NATSURL, EmbedAddr: o.NATSEmbed, Index: searcher, DeadAfter: time.Duration(o.DeadAfter),
-			NATS: cluster.NATSOptions{Replicas: o.Replicas},
+			NATS:  cluster.NATSOptions{Replicas: o.Replicas},
+			Lease: time.Duration(o.Lease), HandoffGap: time.Duration(o.HandoffGap),
 		}
 		if out != nil {
 			// The node's share of the content fingerprints survives a
@@ -600,7 +619,11 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		// there for the others to leave, and a stop signal ends the wait.
 		defer node.Shutdown(ctx)
 		node.Configure(&cfg)
-		fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.Node, o.Nodes, node.ClientURL())
+		if o.Lease > 0 {
+			fmt.Fprintf(stdout, "node %s (members discovered, lease %v), NATS %s\n", o.Node, time.Duration(o.Lease), node.ClientURL())
+		} else {
+			fmt.Fprintf(stdout, "node %s of %s, NATS %s\n", o.Node, o.Nodes, node.ClientURL())
+		}
 	}
 
 	if o.sess.enabled() {

@@ -1,0 +1,198 @@
+package cluster
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/internal/wire"
+)
+
+// A shard's journal is the sequence of records on its subject of the
+// shards stream (PREFIX.shard.N). Every record names the node (and its
+// incarnation) that wrote it, and every write expects the subject's last
+// sequence to be the writer's last one, so a writer that lost the shard
+// fails instead of writing behind the new owner's back.
+const (
+	recClaim   = 'C' // the writer owns the shard from here
+	recRelease = 'R' // the writer gave the shard up: nobody owns it
+	recData    = 'D' // a change of the shard's state (part of a Txn)
+)
+
+// maxJournalItem bounds one length-prefixed item of a journal record.
+const maxJournalItem = 1 << 22
+
+// shardRecord is one decoded journal record.
+type shardRecord struct {
+	kind  byte
+	owner string
+	inc   uint64
+	txn   crawlkit.Txn // recData: Add, Put, Done and Keys (host keys)
+}
+
+// appendShardRecord appends the encoding of r to b.
+func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
+	b = append(b, r.kind)
+	b = binary.AppendUvarint(b, r.inc)
+	b = appendString(b, r.owner)
+	if r.kind != recData {
+		return b, nil
+	}
+	var err error
+	for _, list := range [][]crawlkit.Pending{r.txn.Add, r.txn.Put} {
+		b = binary.AppendUvarint(b, uint64(len(list)))
+		for i := range list {
+			p := &list[i]
+			b = binary.AppendUvarint(b, uint64(min(max(p.Retries, 0), math.MaxInt32)))
+			b = appendString(b, p.Parked)
+			u := p.URL
+			u.Anchor, u.Source = "", ""
+			mark := len(b)
+			if b, err = u.AppendBinary(b); err != nil {
+				return b, err
+			}
+			// Length-prefix the URL's encoding after the fact.
+			enc := append([]byte(nil), b[mark:]...)
+			b = appendString(b[:mark], string(enc))
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.txn.Done)))
+	for _, u := range r.txn.Done {
+		b = appendString(b, u)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.txn.Keys)))
+	for _, d := range r.txn.Keys {
+		b = appendString(b, d.Key)
+		b = binary.AppendVarint(b, d.Admitted)
+		b = binary.AppendVarint(b, unixNano(d.Next))
+		b = binary.AppendVarint(b, int64(d.Gap))
+		b = binary.AppendVarint(b, d.Pages)
+		b = binary.AppendVarint(b, d.Alike)
+		if d.Backoff == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.AppendVarint(b, int64(d.Backoff.Level))
+		b = binary.AppendVarint(b, int64(d.Backoff.Failures))
+		b = binary.AppendVarint(b, unixNano(d.Backoff.Last))
+	}
+	return b, nil
+}
+
+// decodeShardRecord decodes what appendShardRecord wrote. Malformed
+// input is an *Error wrapping ErrCorrupt, never a panic.
+func decodeShardRecord(data []byte) (*shardRecord, error) {
+	corrupt := &Error{Op: "decode journal record", Err: ErrCorrupt}
+	d := wire.Decoder{B: data}
+	r := &shardRecord{kind: d.Byte()}
+	r.inc = d.Uvarint()
+	r.owner = string(d.Bytes(maxJournalItem))
+	switch r.kind {
+	case recClaim, recRelease:
+		if !d.Done() || r.owner == "" {
+			return nil, corrupt
+		}
+		return r, nil
+	case recData:
+	default:
+		return nil, corrupt
+	}
+	for _, list := range []*[]crawlkit.Pending{&r.txn.Add, &r.txn.Put} {
+		n := d.Count(3)
+		for range n {
+			retries := d.Uvarint()
+			parked := string(d.Bytes(maxJournalItem))
+			var u frontier.URL
+			enc := d.Bytes(maxJournalItem)
+			if d.Bad || retries > math.MaxInt32 || u.UnmarshalBinary(enc) != nil {
+				return nil, corrupt
+			}
+			*list = append(*list, crawlkit.Pending{URL: u, Retries: int(retries), Parked: parked})
+		}
+	}
+	for range d.Count(1) {
+		r.txn.Done = append(r.txn.Done, string(d.Bytes(maxJournalItem)))
+	}
+	for range d.Count(7) {
+		k := crawlkit.KeyDelta{Key: string(d.Bytes(maxJournalItem))}
+		k.Admitted = d.Varint()
+		k.Next = fromUnixNano(d.Varint())
+		k.Gap = time.Duration(d.Varint())
+		k.Pages = d.Varint()
+		k.Alike = d.Varint()
+		if d.Byte() == 1 {
+			lvl, fails := d.Varint(), d.Varint()
+			if lvl < math.MinInt32 || lvl > math.MaxInt32 || fails < math.MinInt32 || fails > math.MaxInt32 {
+				return nil, corrupt
+			}
+			k.Backoff = &crawlkit.Backoff{Level: int32(lvl), Failures: int32(fails), Last: fromUnixNano(d.Varint())}
+		}
+		if d.Bad {
+			return nil, corrupt
+		}
+		r.txn.Keys = append(r.txn.Keys, k)
+	}
+	if !d.Done() || r.owner == "" {
+		return nil, corrupt
+	}
+	return r, nil
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// shardImage is a shard's state rebuilt from its journal: every URL ever
+// added (the URL-seen set), those still pending, and the host records.
+type shardImage struct {
+	seen    []string
+	pending map[string]crawlkit.Pending
+	keys    map[string]crawlkit.KeyRecord
+	// owner and inc are the writer of the last record, released whether
+	// that record gave the shard up.
+	owner    string
+	inc      uint64
+	released bool
+}
+
+func newShardImage() *shardImage {
+	return &shardImage{pending: map[string]crawlkit.Pending{}, keys: map[string]crawlkit.KeyRecord{}}
+}
+
+// apply replays one record, as crawlkit.MemState applies a Txn.
+func (im *shardImage) apply(r *shardRecord) {
+	im.owner, im.inc, im.released = r.owner, r.inc, r.kind == recRelease
+	if r.kind != recData {
+		return
+	}
+	for _, p := range r.txn.Add {
+		if _, ok := im.pending[p.URL.URL]; !ok {
+			im.seen = append(im.seen, p.URL.URL)
+		}
+		im.pending[p.URL.URL] = p
+	}
+	for _, p := range r.txn.Put {
+		im.pending[p.URL.URL] = p
+	}
+	for _, u := range r.txn.Done {
+		delete(im.pending, u)
+	}
+	for _, d := range r.txn.Keys {
+		k := im.keys[d.Key]
+		k.Apply(d)
+		im.keys[d.Key] = k
+	}
+}

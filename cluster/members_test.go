@@ -1,0 +1,311 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
+	"github.com/crawlkit/crawlkit/frontier"
+)
+
+// memberOptions are the options of a node with membership on srvURL, with
+// a short lease so that the tests see takeovers within seconds.
+func memberOptions(url string, nopts NATSOptions) func(string) Options {
+	return func(string) Options {
+		return Options{NATSURL: url, NATS: nopts, Shards: 64, Lease: 2 * time.Second, HandoffGap: 100 * time.Millisecond,
+			StatusInterval: 50 * time.Millisecond, RequestTimeout: 2 * time.Second}
+	}
+}
+
+// crash stops node name as kill -9 would, as far as the cluster can
+// tell: no heartbeat, no journal write, no release, no farewell; what its
+// consumer had not acknowledged comes back after AckWait.
+func (tc *testCluster) crash(name string) {
+	tc.mu.Lock()
+	nd, cancel, done := tc.nodes[name], tc.cancel[name], tc.done[name]
+	delete(tc.nodes, name)
+	tc.mu.Unlock()
+	nd.crashed.Store(true)
+	cancel()
+	<-done
+	nd.Close()
+}
+
+// checkMembers verifies a crawl whose hosts moved between nodes against
+// the reference crawl: never two requests at once to one host, no page
+// fetched twice unless excused, the same pages as one crawler.
+func checkMembers(t *testing.T, web *fetchtest.Web, ref map[string]int, allowTwice func(page string) bool) {
+	t.Helper()
+	var log []fetchtest.Request
+	for _, r := range web.Log() {
+		if strings.HasPrefix(r.UserAgent, "crawlkit-") {
+			log = append(log, r)
+		}
+	}
+	for host, n := range fetchtest.MaxConcurrency(log) {
+		if n > 1 {
+			t.Errorf("host %s: %d requests in flight at once", host, n)
+		}
+	}
+	union := fetched(web, func(ua string) bool { return strings.HasPrefix(ua, "crawlkit-") })
+	var twice []string
+	for p, n := range union {
+		if n > 1 && (allowTwice == nil || !allowTwice(p)) {
+			twice = append(twice, p)
+		}
+		if ref[p] == 0 && !timingDependent(p) {
+			t.Errorf("page %s fetched by the cluster, not by one crawler", p)
+		}
+	}
+	sort.Strings(twice)
+	for _, p := range twice {
+		t.Errorf("page %s fetched %d times", p, union[p])
+	}
+	missing := 0
+	for p := range ref {
+		if union[p] == 0 && !timingDependent(p) {
+			t.Errorf("page %s fetched by one crawler, not by the cluster", p)
+			missing++
+		}
+	}
+	if len(union) < 50 {
+		t.Errorf("only %d pages fetched", len(union))
+	}
+	t.Logf("%d pages (%d by the reference), %d missing", len(union), len(ref), missing)
+}
+
+func TestMembersConfigMismatch(t *testing.T) {
+	srv := startTestServer(t)
+	nopts := natsOptions()
+	web := simWeb()
+	defer web.Close()
+	o := memberOptions(srv.ClientURL(), nopts)("")
+	start := func(name string, minDelay time.Duration) (*Node, error) {
+		o := o
+		o.Name, o.Logger = name, quietLogger()
+		nd, err := NewNode(context.Background(), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nd.Close() })
+		cfg := crawlConfig(web, "crawlkit-"+name)
+		cfg.MinDelay = minDelay
+		nd.Configure(&cfg)
+		c, err := crawlkit.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nd, nd.Start(context.Background(), c)
+	}
+	a, err := start("a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Members(); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("members %v, want [a]", got)
+	}
+	if a.OwnedShards() != 64 {
+		t.Fatalf("a owns %d shards, want all 64", a.OwnedShards())
+	}
+	_, err = start("b", time.Second)
+	if !errors.Is(err, ErrConfigMismatch) {
+		t.Fatalf("a node with another MinDelay joined: %v", err)
+	}
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Op != "join" {
+		t.Fatalf("error %v is not a join *Error", err)
+	}
+	t.Log(err)
+}
+
+// TestMembersKill crashes one of three nodes mid-crawl and never restarts
+// it: the two others take its shards over after its lease and finish the
+// crawl with every page one crawler fetches, politely.
+func TestMembersKill(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	srv := startTestServer(t)
+	nopts := natsOptions()
+	nopts.AckWait = time.Second
+	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), nopts))
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	waitPages(t, tc, "n2", 2)
+	tc.crash("n2")
+	killed := time.Now()
+	tc.wait("n0")
+	tc.wait("n1")
+	t.Logf("survivors done %v after the crash", time.Since(killed).Round(time.Millisecond))
+	inFlight := map[string]bool{}
+	for _, r := range web.Log() {
+		if r.UserAgent == "crawlkit-n2" && !r.End.Before(killed.Add(-time.Second)) {
+			inFlight[r.Host+r.Path] = true
+		}
+	}
+	checkMembers(t, web, ref, func(p string) bool { return inFlight[p] })
+}
+
+func waitPages(t *testing.T, tc *testCluster, name string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tc.mu.Lock()
+		got := tc.pages[name]
+		tc.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s fetched only %d pages", name, got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestMembersScale adds a third node to a two-node crawl, then stops one
+// gracefully mid-crawl: shards move with their queues and URL-seen sets,
+// so no page is fetched twice, none is missed, and no host sees two
+// requests at once.
+func TestMembersScale(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	srv := startTestServer(t)
+	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), natsOptions()))
+	tc.start("n0", "")
+	tc.start("n1", "")
+	waitPages(t, tc, "n0", 10)
+	tc.start("n2", "") // scale out 2 → 3
+	waitPages(t, tc, "n2", 5)
+	if got := tc.node("n2").OwnedShards(); got == 0 {
+		t.Fatal("n2 owns no shard")
+	}
+	tc.stop("n1") // scale in 3 → 2: a graceful leave hands its shards over at once
+	left := time.Now()
+	tc.wait("n0")
+	tc.wait("n2")
+	t.Logf("crawl done %v after n1 left", time.Since(left).Round(time.Millisecond))
+	checkMembers(t, web, ref, nil)
+}
+
+// TestMembersFencing cuts a node off (no heartbeat, no journal write)
+// until the others have taken its shards, then lets it come back: it
+// cannot contact the hosts or write the journals of the shards it lost,
+// and no shard is ever owned by two nodes.
+func TestMembersFencing(t *testing.T) {
+	srv := startTestServer(t)
+	web := simWeb()
+	defer web.Close()
+	opts := memberOptions(srv.ClientURL(), natsOptions())
+	nodes := map[string]*Node{}
+	for _, name := range []string{"a", "b"} {
+		o := opts(name)
+		o.Name, o.Logger = name, quietLogger()
+		nd, err := NewNode(context.Background(), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nd.Close()
+		cfg := crawlConfig(web, "crawlkit-"+name)
+		nd.Configure(&cfg)
+		c, err := crawlkit.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nd.Start(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		nodes[name] = nd
+	}
+	a, b := nodes["a"], nodes["b"]
+	// Never two owners of a shard, sampled throughout.
+	stop := make(chan struct{})
+	sampled := make(chan int)
+	go func() {
+		n := 0
+		defer func() { sampled <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			a.shards.mu.Lock()
+			b.shards.mu.Lock()
+			for i := range a.shards.st {
+				if a.shards.st[i].owned && b.shards.st[i].owned {
+					t.Errorf("shard %d owned by a and b", i)
+				}
+			}
+			b.shards.mu.Unlock()
+			a.shards.mu.Unlock()
+			n++
+		}
+	}()
+	waitFor(t, 20*time.Second, "a and b own every shard between them", func() bool {
+		return a.OwnedShards() > 0 && b.OwnedShards() > 0 && a.OwnedShards()+b.OwnedShards() == 64
+	})
+	shard := -1
+	a.shards.mu.Lock()
+	for i := range a.shards.st {
+		if a.shards.st[i].owned {
+			shard = i
+			break
+		}
+	}
+	a.shards.mu.Unlock()
+	host := hostOfShard(a.ring, shard)
+	url := "http://" + host + "/x"
+	// A URL pending in a's shard, as a crawl would have it.
+	if err := a.shards.state.Commit(context.Background(), &crawlkit.Txn{Add: []crawlkit.Pending{{URL: frontier.URL{URL: url}}}}); err != nil {
+		t.Fatal(err)
+	}
+	last := a.shards.slotSeq(shard)
+	if leave, ok := a.Splitter().Enter(url); !ok {
+		t.Fatalf("a may not contact %s of its own shard %d", host, shard)
+	} else {
+		leave()
+	}
+
+	a.crashed.Store(true) // cut off
+	cut := time.Now()
+	waitFor(t, 20*time.Second, "b owns every shard", func() bool { return b.OwnedShards() == 64 })
+	t.Logf("b took a's shards over %v after a was cut off", time.Since(cut).Round(time.Millisecond))
+	if _, ok := a.Splitter().Enter(url); ok {
+		t.Fatal("a, cut off, may still contact a host")
+	}
+	a.crashed.Store(false) // back, stale
+	if _, ok := a.Splitter().Enter(url); ok {
+		t.Fatalf("a, back but stale, may contact %s of shard %d, which b owns", host, shard)
+	}
+	err := a.shards.write(context.Background(), shard, &shardRecord{kind: recData}, last)
+	if !errors.Is(err, errFenced) {
+		t.Fatalf("a's write to shard %d with its old position: %v, want errFenced", shard, err)
+	}
+	// It rejoins and gets a share again, through handoffs.
+	waitFor(t, 20*time.Second, "a owns shards again", func() bool {
+		return a.OwnedShards() > 0 && a.OwnedShards()+b.OwnedShards() == 64
+	})
+	close(stop)
+	if n := <-sampled; n < 10 {
+		t.Errorf("ownership sampled only %d times", n)
+	}
+}
+
+// hostOfShard returns a host name in shard s.
+func hostOfShard(r *Ring, s int) string {
+	for i := 0; ; i++ {
+		h := "h" + strconv.Itoa(i) + ".test"
+		if r.HostShard(h) == s {
+			return h
+		}
+	}
+}

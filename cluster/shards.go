@@ -1,0 +1,677 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/frontier"
+)
+
+// shards is a node's part in shard ownership: which virtual shards it
+// owns (claimed in their journals), which hosts it may contact now
+// (crawlkit.HostGate), and the State its crawler commits to, journaled
+// per shard so that the next owner of a shard finds its queue, its
+// URL-seen set and its host records.
+//
+// A node claims a shard the Ring (the view's members) gives it once
+// nobody owns it: its journal's last record is a release, or was written
+// by a node the view no longer lists, at least HandoffGap ago. It gives up
+// a shard the Ring gives another node: it stops contacting its hosts,
+// waits for the requests in flight to end and their outcomes to be
+// journaled, and writes a release record. Every journal write expects the
+// subject's last sequence to be the writer's own last one, so a node that
+// lost a shard (it was declared dead and came back) cannot write to it
+// again, and it stops contacting any host when its heartbeat has not been
+// stored for 3/4 Lease, before anyone can have taken its shards.
+type shards struct {
+	n       *Node
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	prefix  string
+	gap     time.Duration
+	state   *ShardState
+	crawler func() *crawlkit.Crawler
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	st     []shardSlot
+	freeAt map[int]time.Time // when this node first saw each shard free
+	writeM sync.Mutex        // serialises journal writes with releases
+}
+
+type shardSlot struct {
+	owned     bool
+	releasing bool
+	inflight  int
+	lastSeq   uint64
+}
+
+func openShards(ctx context.Context, n *Node, t *NATS) (*shards, error) {
+	storage := jetstream.FileStorage
+	if t.opts.Memory {
+		storage = jetstream.MemoryStorage
+	}
+	name := t.opts.Stream + "_SHARDS"
+	st, err := t.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:      name,
+		Subjects:  []string{t.opts.Prefix + ".shard.*"},
+		Retention: jetstream.LimitsPolicy,
+		Storage:   storage,
+		Replicas:  t.opts.Replicas,
+	})
+	if err != nil {
+		return nil, &Error{Op: "create stream", Subject: name, Err: err}
+	}
+	s := &shards{n: n, js: t.js, stream: st, prefix: t.opts.Prefix, gap: n.opts.HandoffGap,
+		st: make([]shardSlot, n.ring.Shards()), freeAt: map[int]time.Time{}}
+	s.cond = sync.NewCond(&s.mu)
+	s.state = &ShardState{s: s}
+	return s, nil
+}
+
+func (s *shards) subject(shard int) string { return s.prefix + ".shard." + strconv.Itoa(shard) }
+
+// ready reports whether this node is in good standing.
+func (s *shards) ready() bool { return !s.n.crashed.Load() && s.n.members.standing() }
+
+// local implements Splitter.Local: this node owns host's shard and may
+// contact it.
+func (s *shards) local(host string) bool {
+	sh := s.n.ring.HostShard(host)
+	if !s.ready() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st[sh].owned && !s.st[sh].releasing
+}
+
+// enter implements crawlkit.HostGate.
+func (s *shards) enter(rawURL string) (func(), bool) {
+	sh := s.n.ring.HostShard(frontier.HostKey(rawURL))
+	if !s.ready() {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.st[sh].owned || s.st[sh].releasing {
+		return nil, false
+	}
+	// A URL no longer pending is a second copy in the frontier (its
+	// shard left this node and came back with its queue): done already.
+	q := &crawlkit.Lookup{Pending: []string{rawURL}}
+	if err := s.state.inner.Lookup(context.Background(), q); err != nil || !q.Found[0] {
+		return nil, false
+	}
+	s.st[sh].inflight++
+	return func() {
+		s.mu.Lock()
+		s.st[sh].inflight--
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}, true
+}
+
+// moving counts the shards in transition: owned and given to another
+// node, or given to this one and not claimed yet. The cluster is not idle
+// while any moves.
+func (s *shards) moving() int {
+	self := s.n.opts.Name
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for i := range s.st {
+		if s.st[i].owned != (s.n.ring.ShardOwner(i) == self) {
+			n++
+		}
+	}
+	return n
+}
+
+// Owned returns the number of shards this node owns.
+func (s *shards) owned() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for i := range s.st {
+		if s.st[i].owned {
+			n++
+		}
+	}
+	return n
+}
+
+// run moves shards towards the Ring's assignment until ctx ends.
+func (s *shards) run(ctx context.Context) {
+	tick := time.NewTicker(min(s.n.opts.StatusInterval, s.gap/2+time.Millisecond))
+	defer tick.Stop()
+	for {
+		_, changed := s.n.members.current()
+		s.step(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-tick.C:
+		}
+	}
+}
+
+// step releases the shards given to others and claims those given to
+// this node that are free.
+func (s *shards) step(ctx context.Context) {
+	self := s.n.opts.Name
+	if !s.ready() {
+		// Another node may take the shards over from now on: claim them
+		// again, through their journals, once back in standing.
+		// Its journal position is kept: a lease in flight may still
+		// record its outcome, which fails if another node wrote since.
+		s.mu.Lock()
+		lost := 0
+		for i := range s.st {
+			if s.st[i].owned {
+				s.st[i].owned = false
+				lost++
+			}
+		}
+		s.mu.Unlock()
+		if lost > 0 {
+			s.n.log.Warn("cluster: lost standing; dropping shards", "node", self, "shards", lost)
+		}
+		return
+	}
+	var release, claim []int
+	s.mu.Lock()
+	for i := range s.st {
+		mine := s.n.ring.ShardOwner(i) == self
+		switch {
+		case s.st[i].owned && !mine:
+			release = append(release, i)
+		case !s.st[i].owned && mine:
+			claim = append(claim, i)
+		}
+	}
+	s.mu.Unlock()
+	if len(release) > 0 {
+		s.release(ctx, release)
+	}
+	if len(claim) > 0 {
+		s.claim(ctx, claim)
+	}
+}
+
+// release gives shards up: no new contacts, requests in flight finished
+// and committed, then a release record in each journal.
+func (s *shards) release(ctx context.Context, list []int) {
+	s.mu.Lock()
+	for _, i := range list {
+		s.st[i].releasing = true
+	}
+	for {
+		busy := false
+		for _, i := range list {
+			busy = busy || s.st[i].inflight > 0
+		}
+		if !busy || ctx.Err() != nil {
+			break
+		}
+		s.cond.Wait()
+	}
+	s.mu.Unlock()
+	s.writeM.Lock()
+	defer s.writeM.Unlock()
+	errs := make([]error, len(list))
+	parallel(len(list), func(k int) {
+		errs[k] = s.write(ctx, list[k], &shardRecord{kind: recRelease}, s.slotSeq(list[k]))
+	})
+	done := 0
+	s.mu.Lock()
+	for k, i := range list {
+		if err := errs[k]; err == nil || errors.Is(err, errFenced) {
+			s.st[i] = shardSlot{}
+			done++
+		} else {
+			s.st[i].releasing = false // try again at the next step
+		}
+	}
+	s.mu.Unlock()
+	s.n.log.Info("cluster: released shards", "node", s.n.opts.Name, "shards", done)
+}
+
+var errFenced = errors.New("cluster: shard journal moved on: another node owns the shard")
+
+// write appends r to shard i's journal, expecting last as the subject's
+// last sequence; it returns the record's sequence. A failed expectation is
+// errFenced.
+func (s *shards) write(ctx context.Context, i int, r *shardRecord, last uint64) error {
+	if s.n.crashed.Load() {
+		return &Error{Op: "journal", Subject: s.subject(i), Err: ErrClosed}
+	}
+	r.owner, r.inc = s.n.opts.Name, s.n.members.Inc()
+	data, err := appendShardRecord(nil, r)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		wctx, cancel := context.WithTimeout(ctx, s.n.opts.RequestTimeout)
+		ack, err := s.js.Publish(wctx, s.subject(i), data, jetstream.WithExpectLastSequencePerSubject(last))
+		cancel()
+		if err == nil {
+			s.mu.Lock()
+			s.st[i].lastSeq = ack.Sequence
+			s.mu.Unlock()
+			return nil
+		}
+		var apiErr *jetstream.APIError
+		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+			return errFenced
+		}
+		if ctx.Err() != nil || !s.ready() || attempt >= 20 {
+			return &Error{Op: "journal", Subject: s.subject(i), Err: err}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond << min(attempt, 5)):
+		}
+	}
+}
+
+// claim takes the free shards of list: their journals are replayed, a
+// claim record written, and their state handed to the crawler.
+func (s *shards) claim(ctx context.Context, list []int) {
+	v, _ := s.n.members.current()
+	now := time.Now()
+	type cand struct {
+		shard int
+		last  uint64
+	}
+	var cands []cand
+	lastMsgs := make([]*jetstream.RawStreamMsg, len(list))
+	errs := make([]error, len(list))
+	parallel(len(list), func(k int) {
+		lastMsgs[k], errs[k] = s.stream.GetLastMsgForSubject(ctx, s.subject(list[k]))
+	})
+	for k, i := range list {
+		m, err := lastMsgs[k], errs[k]
+		var last uint64
+		free := false
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			free = true
+		case err != nil:
+			continue
+		default:
+			last = m.Sequence
+			r, derr := decodeShardRecord(m.Data)
+			switch {
+			case derr != nil:
+				s.n.log.Error("cluster: unreadable journal record", "shard", i, "seq", last, "err", derr)
+				continue
+			case r.owner == s.n.opts.Name && r.inc == s.n.members.Inc() && r.kind != recRelease:
+				free = true // its own, from before it lost standing
+			case r.kind == recRelease || !contains(v.Members, r.owner) || r.owner == s.n.opts.Name:
+				// Released, or written by a node the view no longer
+				// lists (dead, or this node's previous life): free once
+				// the politeness gap has passed since it was seen so.
+				at, ok := s.freeAt[i]
+				if !ok {
+					s.freeAt[i] = now
+					at = now
+				}
+				free = now.Sub(at) >= s.gap
+			}
+		}
+		if free {
+			cands = append(cands, cand{i, last})
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	last := map[int]uint64{}
+	for _, c := range cands {
+		if c.last > 0 {
+			last[c.shard] = c.last
+		}
+	}
+	images := map[int]*shardImage{}
+	if len(last) > 0 {
+		var err error
+		if images, err = s.replay(ctx, last); err != nil {
+			s.n.log.Warn("cluster: replaying journals", "node", s.n.opts.Name, "shards", len(last), "err", err)
+			return
+		}
+	}
+	claimed := 0
+	var adopt []crawlkit.Pending
+	s.writeM.Lock()
+	werrs := make([]error, len(cands))
+	parallel(len(cands), func(k int) {
+		// A failure means someone wrote meanwhile: look again next time.
+		werrs[k] = s.write(ctx, cands[k].shard, &shardRecord{kind: recClaim}, cands[k].last)
+	})
+	for k, c := range cands {
+		if werrs[k] != nil {
+			continue
+		}
+		im := images[c.shard]
+		if im == nil {
+			im = newShardImage()
+		}
+		pend, err := s.state.adopt(ctx, im)
+		if err != nil {
+			// The claim record is written: give the shard up again.
+			s.n.log.Error("cluster: adopting a shard", "shard", c.shard, "err", err)
+			_ = s.write(ctx, c.shard, &shardRecord{kind: recRelease}, s.slotSeq(c.shard))
+			s.mu.Lock()
+			s.st[c.shard] = shardSlot{}
+			s.mu.Unlock()
+			continue
+		}
+		s.mu.Lock()
+		s.st[c.shard].owned = true
+		delete(s.freeAt, c.shard)
+		s.mu.Unlock()
+		adopt = append(adopt, pend...)
+		claimed++
+	}
+	s.writeM.Unlock()
+	if claimed > 0 {
+		s.n.log.Info("cluster: claimed shards", "node", s.n.opts.Name, "shards", claimed, "pending", len(adopt))
+	}
+	if len(adopt) > 0 {
+		if c := s.crawler(); c != nil {
+			if err := c.AddPending(ctx, adopt); err != nil {
+				s.n.log.Error("cluster: queueing adopted URLs", "node", s.n.opts.Name, "err", err)
+			}
+		}
+	}
+}
+
+// slotSeq returns the last journal sequence this node wrote to shard i.
+func (s *shards) slotSeq(i int) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st[i].lastSeq
+}
+
+// parallel runs f(0..n-1) on up to 16 goroutines: claims and releases
+// of many shards are one round trip each.
+func parallel(n int, f func(k int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for k := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			f(k)
+		})
+	}
+	wg.Wait()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// replay reads the journals of the shards in last, each up to its
+// sequence there, into images, with one consumer (deleted after).
+func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shardImage, error) {
+	images := map[int]*shardImage{}
+	subjects := make([]string, 0, len(last))
+	bySubject := map[string]int{}
+	for i := range last {
+		images[i] = newShardImage()
+		subj := s.subject(i)
+		subjects = append(subjects, subj)
+		bySubject[subj] = i
+	}
+	cons, err := s.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		FilterSubjects:    subjects,
+		AckPolicy:         jetstream.AckNonePolicy,
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		InactiveThreshold: time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), s.n.opts.RequestTimeout)
+		_ = s.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
+		cancel()
+	}()
+	left := len(last)
+	for left > 0 {
+		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
+		if err != nil {
+			return nil, err
+		}
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, err
+			}
+			i, ok := bySubject[m.Subject()]
+			if !ok || md.Sequence.Stream > last[i] {
+				continue // written after the claim began: that claim fails
+			}
+			r, err := decodeShardRecord(m.Data())
+			if err != nil {
+				return nil, fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
+			}
+			images[i].apply(r)
+			if md.Sequence.Stream == last[i] {
+				left--
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
+		if got == 0 {
+			return nil, fmt.Errorf("journal replay: %d shards short of their last record", left)
+		}
+	}
+	return images, nil
+}
+
+// ShardState is the crawlkit.State of a node with membership (Node.Configure
+// sets it): the crawler's commits go to an in-memory state (a
+// crawlkit.MemState: about 200 bytes per pending URL, 8 per URL seen) and,
+// split by host shard, to the journals of the shards this node owns,
+// before they are applied. A shard this node claims adds its journal's
+// image to the in-memory state and its pending URLs to the crawler
+// (crawlkit.Crawler.AddPending). URLs added to a shard this node lost in
+// the meantime go to the shard's new owner through the host splitter.
+// Progress counters, URL rules and registrable-domain records stay with
+// the node. Safe for concurrent use.
+type ShardState struct {
+	s     *shards
+	inner crawlkit.MemState
+
+	mu     sync.Mutex
+	loaded bool
+}
+
+var _ crawlkit.State = (*ShardState)(nil)
+
+// Load implements crawlkit.State: the pending URLs of the shards claimed
+// so far. Shards claimed later are handed to the crawler with AddPending.
+func (st *ShardState) Load(ctx context.Context, each func(crawlkit.Pending) error) ([]byte, error) {
+	st.s.writeM.Lock() // no claim half-adopted meanwhile
+	defer st.s.writeM.Unlock()
+	st.mu.Lock()
+	st.loaded = true
+	st.mu.Unlock()
+	return st.inner.Load(ctx, each)
+}
+
+// Lookup implements crawlkit.State.
+func (st *ShardState) Lookup(ctx context.Context, q *crawlkit.Lookup) error {
+	return st.inner.Lookup(ctx, q)
+}
+
+// Close implements crawlkit.State.
+func (st *ShardState) Close() error { return st.inner.Close() }
+
+// Commit implements crawlkit.State: each owned shard's part is journaled,
+// then the whole Txn applied in memory.
+func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
+	s := st.s
+	parts := map[int]*shardRecord{}
+	part := func(url string) *shardRecord {
+		i := s.n.ring.HostShard(frontier.HostKey(url))
+		r := parts[i]
+		if r == nil {
+			r = &shardRecord{kind: recData}
+			parts[i] = r
+		}
+		return r
+	}
+	for _, p := range t.Add {
+		r := part(p.URL.URL)
+		r.txn.Add = append(r.txn.Add, p)
+	}
+	for _, p := range t.Put {
+		r := part(p.URL.URL)
+		r.txn.Put = append(r.txn.Put, p)
+	}
+	for _, u := range t.Done {
+		r := part(u)
+		r.txn.Done = append(r.txn.Done, u)
+	}
+	for _, d := range t.Keys {
+		host, ok := strings.CutPrefix(d.Key, "h:")
+		if !ok {
+			continue // registrable-domain records stay with the node
+		}
+		i := s.n.ring.HostShard(host)
+		r := parts[i]
+		if r == nil {
+			r = &shardRecord{kind: recData}
+			parts[i] = r
+		}
+		r.txn.Keys = append(r.txn.Keys, d)
+	}
+	if len(t.Done) > 0 && s.n.splitter.Buffered() > 0 {
+		// The links of the pages done here that went to other nodes must
+		// be stored before the pages are recorded done: a node killed in
+		// between would lose them.
+		s.n.splitter.Flush(ctx)
+	}
+	var lost []frontier.URL
+	dropped := map[string]bool{}
+	s.writeM.Lock()
+	for i, r := range parts {
+		s.mu.Lock()
+		owned, last := s.st[i].owned, s.st[i].lastSeq
+		s.mu.Unlock()
+		err := errFenced
+		if owned || last > 0 {
+			// Owned, or owned until this node lost standing: the write
+			// succeeds if nobody else wrote since.
+			err = s.write(ctx, i, r, last)
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, errFenced) {
+			s.writeM.Unlock()
+			return err
+		}
+		if last > 0 {
+			s.mu.Lock()
+			s.st[i] = shardSlot{}
+			s.mu.Unlock()
+			s.n.log.Warn("cluster: shard taken over by another node", "node", s.n.opts.Name, "shard", i)
+		}
+		// Not this node's shard (any more): its new URLs go to the
+		// owner; the rest of its part is the owner's to decide.
+		for _, p := range r.txn.Add {
+			lost = append(lost, p.URL)
+			dropped[p.URL.URL] = true
+		}
+	}
+	s.writeM.Unlock()
+	if len(dropped) > 0 {
+		keep := *t
+		keep.Add = nil
+		for _, p := range t.Add {
+			if !dropped[p.URL.URL] {
+				keep.Add = append(keep.Add, p)
+			}
+		}
+		t = &keep
+	}
+	if err := st.inner.Commit(ctx, t); err != nil {
+		return err
+	}
+	if len(lost) > 0 {
+		if err := s.n.splitter.Send(ctx, lost); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adopt adds a claimed shard's image to the in-memory state and returns
+// its pending URLs for the crawler, or none if the crawler will load them.
+// Called with writeM held.
+func (st *ShardState) adopt(ctx context.Context, im *shardImage) ([]crawlkit.Pending, error) {
+	t := &crawlkit.Txn{}
+	var done []string
+	for _, u := range im.seen {
+		p, ok := im.pending[u]
+		if !ok {
+			p = crawlkit.Pending{URL: frontier.URL{URL: u}}
+			done = append(done, u)
+		}
+		t.Add = append(t.Add, p)
+	}
+	t.Done = done
+	if len(im.keys) > 0 {
+		q := &crawlkit.Lookup{}
+		for k := range im.keys {
+			q.Keys = append(q.Keys, k)
+		}
+		if err := st.inner.Lookup(ctx, q); err != nil {
+			return nil, err
+		}
+		for i, k := range q.Keys {
+			want, have := im.keys[k], q.Records[i]
+			d := crawlkit.KeyDelta{Key: k, Admitted: want.Admitted - have.Admitted, Pages: want.Pages - have.Pages,
+				Alike: want.Alike - have.Alike, Next: want.Next, Gap: want.Gap}
+			b := want.Backoff
+			d.Backoff = &b
+			t.Keys = append(t.Keys, d)
+		}
+	}
+	if err := st.inner.Commit(ctx, t); err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	loaded := st.loaded
+	st.mu.Unlock()
+	if !loaded {
+		return nil, nil
+	}
+	out := make([]crawlkit.Pending, 0, len(im.pending))
+	for _, p := range im.pending {
+		out = append(out, p)
+	}
+	return out, nil
+}
