@@ -22,4 +22,25 @@
 // gowarc's. CI runs it:
 //
 //	cd bench && go test -run TestWARCValidGowarc
+//
+// # Main text
+//
+// maintext_test.go measures main-content extraction on the hand-marked
+// pages of fetch/testdata/maintext: crawlkit's fetch.MainTextParser, the
+// plain Document.Text, and codeberg.org/readeck/go-readability/v2 (its
+// title in front of its text). Token-level precision and recall (lowercase
+// words as a multiset, averaged over pages) and time per page, on a 2-core
+// AMD EPYC VM, 2026-11-26:
+//
+//	cd bench && go test -run '^$' -bench MainText -benchtime 2s
+//
+//	extractor           precision  recall  ms/page  allocs/page
+//	crawlkit MainText     0.954    0.959    0.14       950
+//	plain Document.Text   0.635    1.000    0.027      180
+//	go-readability v2.1.3 0.922    0.978    0.71      1890
+//
+// crawlkit keeps its own heuristic: as good on these pages, five times
+// faster, and no new dependency (go-readability brings go-shiori/dom,
+// chardet and dateparse). TestMainTextCompare -v prints the figures per
+// page.
 package bench

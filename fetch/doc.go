@@ -122,4 +122,20 @@
 //		Tags  []string `selector:"ul.tags li"`
 //	}
 //	err = fetch.Unmarshal(dom.Root(), &p)
+//
+// # Main text
+//
+// Document.Text is every visible word of a page, menus and footers
+// included. DOM.MainText keeps the main content only (the article, the
+// post, the product description, the thread), and MainTextParser wraps a
+// Parser so that Document.Text, and so the index, gets it; off by
+// default, since it parses each page a second time (0.12 against 0.026 ms
+// a page). On the hand-marked pages of testdata/maintext its token-level
+// precision is 0.95 at recall 0.96, against 0.64 precision for the plain
+// text (BenchmarkMainText; go-readability, compared in bench/, has 0.92
+// and 0.98 at 0.71 ms a page).
+//
+//	cfg.Parser = &fetch.MainTextParser{Parser: &fetch.Registry{}}
+//
+// Package fetch/lang detects a page's language for Document.Lang.
 package fetch
