@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -307,5 +308,62 @@ func hostOfShard(r *Ring, s int) string {
 		if r.HostShard(h) == s {
 			return h
 		}
+	}
+}
+
+// TestMembersStartTogether starts three members at the same moment, so
+// that several of them find no view and coordinate at once before one
+// wins: a node that claimed shards in its short reign and lost standing
+// when the winner's view left it out must hand the shards it no longer
+// gets back to their new owners, not leave them claimed in the journal
+// by nobody who knows it (they would never be crawled, and the cluster
+// never idle).
+func TestMembersStartTogether(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	for round := range 2 {
+		srv := startTestServer(t)
+		opts := memberOptions(srv.ClientURL(), natsOptions())
+		var mu sync.Mutex
+		var nodes []*Node
+		startAll([]string{"a", "b", "c"}, func(name, _ string) {
+			o := opts(name)
+			o.Name, o.Logger = name, quietLogger()
+			nd, err := NewNode(context.Background(), &o)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			t.Cleanup(func() { nd.Close() })
+			cfg := crawlConfig(web, "crawlkit-"+name)
+			nd.Configure(&cfg)
+			c, err := crawlkit.New(cfg)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if err := nd.Start(context.Background(), c); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			nodes = append(nodes, nd)
+			mu.Unlock()
+		})
+		if t.Failed() {
+			t.FailNow()
+		}
+		start := time.Now()
+		waitFor(t, 10*time.Second, "every shard owned by its member", func() bool {
+			owned := 0
+			for _, nd := range nodes {
+				if nd.shards.moving() > 0 {
+					return false
+				}
+				owned += nd.OwnedShards()
+			}
+			return owned == 64
+		})
+		t.Logf("round %d: shards settled %v after the starts", round, time.Since(start).Round(time.Millisecond))
 	}
 }
