@@ -183,10 +183,11 @@ func startEach(names []string, start func(name, dir string)) {
 // and the per-kind figures split those: journal-msgs/page (shard journal
 // writes and their acknowledgements), inbox-msgs/page (URL batches,
 // acknowledgements, pull requests, deliveries), lookup-msgs/page,
-// control-msgs/page (membership and backlog). Run it by hand:
+// control-msgs/page (membership and backlog); batches/page and
+// urls/batch are the URL batches the splitters published. Run it by hand:
 // go test -run=^$ -bench=MessagesMembers -benchtime=1x.
 func BenchmarkMessagesMembers(b *testing.B) {
-	var pages, in, routed float64
+	var pages, in, routed, urls, batches float64
 	kinds := map[string]float64{}
 	var elapsed time.Duration
 	for b.Loop() {
@@ -201,11 +202,22 @@ func BenchmarkMessagesMembers(b *testing.B) {
 		for tc.pagesOf(tc.names...) < 300 {
 			time.Sleep(10 * time.Millisecond)
 		}
+		splits := func() (urls, msgs uint64) {
+			for _, name := range tc.names {
+				st := tc.node(name).Splitter().Stats()
+				urls, msgs = urls+st.URLs, msgs+st.Messages
+			}
+			return urls, msgs
+		}
 		p0, c0, t0 := tc.pagesOf(tc.names...), tp.snapshot(), time.Now()
 		in0, _ := serverMsgs(b, srv)
+		u0, m0 := splits()
 		time.Sleep(3 * time.Second)
 		p1, c1 := tc.pagesOf(tc.names...), tp.snapshot()
 		in1, _ := serverMsgs(b, srv)
+		u1, m1 := splits()
+		urls += float64(u1 - u0)
+		batches += float64(m1 - m0)
 		elapsed += time.Since(t0)
 		d := diff(c0, c1)
 		b.Logf("per page: %s", breakdown(d, float64(p1-p0), "msgs"))
@@ -227,6 +239,8 @@ func BenchmarkMessagesMembers(b *testing.B) {
 	b.ReportMetric(kinds["inbox"]/pages, "inbox-msgs/page")
 	b.ReportMetric(kinds["lookup"]/pages, "lookup-msgs/page")
 	b.ReportMetric((kinds["members"]+kinds["status"])/pages, "control-msgs/page")
+	b.ReportMetric(batches/pages, "batches/page")
+	b.ReportMetric(urls/batches, "urls/batch")
 }
 
 // memberSurvivorRates crawls a worker-bound simulated web with three

@@ -367,3 +367,59 @@ func TestMembersStartTogether(t *testing.T) {
 		t.Logf("round %d: shards settled %v after the starts", round, time.Since(start).Round(time.Millisecond))
 	}
 }
+
+// TestMembersSurviveNATSServerLoss crawls with three members on a
+// cluster of three NATS servers, the inboxes, shard journals and the
+// membership bucket replicated three times, each node connected to a
+// server of its own first, and shuts down one server mid-crawl (the one
+// n2 is connected to): the nodes fail over to the others, and the crawl
+// loses nothing and stays polite.
+func TestMembersSurviveNATSServerLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a three-server JetStream cluster and a crawl (about 20 s)")
+	}
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	servers := startNATSCluster(t, 3)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	nopts := natsOptions()
+	nopts.Replicas = 3
+	nopts.AckWait = time.Second
+	// The streams are created once the meta group has a leader.
+	dialCluster(t, strings.Join(urls, ","), nopts).Close()
+	tc := newTestCluster(t, web, 3, func(name string) Options {
+		i := int(name[1] - '0')
+		order := append(append([]string{}, urls[i:]...), urls[:i]...)
+		o := memberOptions(strings.Join(order, ","), nopts)(name)
+		// Longer than the failover of a client to another server and of
+		// the replicated streams to new leaders: no member loses its
+		// standing meanwhile.
+		o.Lease = 5 * time.Second
+		return o
+	})
+	// A slower crawl of the small web, so that the server goes while
+	// most of it is still to do.
+	tc.config = func(cfg *crawlkit.Config) { cfg.MinDelay = 200 * time.Millisecond }
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for tc.pagesOf(tc.names...) < 40 {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d pages fetched", tc.pagesOf(tc.names...))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	at := tc.pagesOf(tc.names...)
+	servers[2].Shutdown()
+	servers[2].WaitForShutdown()
+	for _, name := range tc.names {
+		tc.wait(name)
+	}
+	t.Logf("server s2 shut down after %d pages; %d in all", at, tc.pagesOf(tc.names...))
+	checkMembers(t, web, ref, nil)
+}
