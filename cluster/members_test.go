@@ -403,7 +403,7 @@ func TestMembersSurviveNATSServerLoss(t *testing.T) {
 	})
 	// A slower crawl of the small web, so that the server goes while
 	// most of it is still to do.
-	tc.config = func(cfg *crawlkit.Config) { cfg.MinDelay = 200 * time.Millisecond }
+	tc.config = func(cfg *crawlkit.Config) { cfg.MinDelay = 100 * time.Millisecond }
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
