@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,4 +309,117 @@ func hostOfShard(r *Ring, s int) string {
 			return h
 		}
 	}
+}
+
+// TestMembersStartTogether starts three members at the same moment, so
+// that several of them find no view and coordinate at once before one
+// wins: a node that claimed shards in its short reign and lost standing
+// when the winner's view left it out must hand the shards it no longer
+// gets back to their new owners, not leave them claimed in the journal
+// by nobody who knows it (they would never be crawled, and the cluster
+// never idle).
+func TestMembersStartTogether(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	for round := range 2 {
+		srv := startTestServer(t)
+		opts := memberOptions(srv.ClientURL(), natsOptions())
+		var mu sync.Mutex
+		var nodes []*Node
+		startAll([]string{"a", "b", "c"}, func(name, _ string) {
+			o := opts(name)
+			o.Name, o.Logger = name, quietLogger()
+			nd, err := NewNode(context.Background(), &o)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			t.Cleanup(func() { nd.Close() })
+			cfg := crawlConfig(web, "crawlkit-"+name)
+			nd.Configure(&cfg)
+			c, err := crawlkit.New(cfg)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if err := nd.Start(context.Background(), c); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			nodes = append(nodes, nd)
+			mu.Unlock()
+		})
+		if t.Failed() {
+			t.FailNow()
+		}
+		start := time.Now()
+		waitFor(t, 10*time.Second, "every shard owned by its member", func() bool {
+			owned := 0
+			for _, nd := range nodes {
+				if nd.shards.moving() > 0 {
+					return false
+				}
+				owned += nd.OwnedShards()
+			}
+			return owned == 64
+		})
+		t.Logf("round %d: shards settled %v after the starts", round, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// TestMembersSurviveNATSServerLoss crawls with three members on a
+// cluster of three NATS servers, the inboxes, shard journals and the
+// membership bucket replicated three times, each node connected to a
+// server of its own first, and shuts down one server mid-crawl (the one
+// n2 is connected to): the nodes fail over to the others, and the crawl
+// loses nothing and stays polite.
+func TestMembersSurviveNATSServerLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a three-server JetStream cluster and a crawl (about 20 s)")
+	}
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	servers := startNATSCluster(t, 3)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	nopts := natsOptions()
+	nopts.Replicas = 3
+	nopts.AckWait = time.Second
+	// The streams are created once the meta group has a leader.
+	dialCluster(t, strings.Join(urls, ","), nopts).Close()
+	tc := newTestCluster(t, web, 3, func(name string) Options {
+		i := int(name[1] - '0')
+		order := append(append([]string{}, urls[i:]...), urls[:i]...)
+		o := memberOptions(strings.Join(order, ","), nopts)(name)
+		// Longer than the failover of a client to another server and of
+		// the replicated streams to new leaders: no member loses its
+		// standing meanwhile.
+		o.Lease = 5 * time.Second
+		return o
+	})
+	// A slower crawl of the small web, so that the server goes while
+	// most of it is still to do.
+	tc.config = func(cfg *crawlkit.Config) { cfg.MinDelay = 100 * time.Millisecond }
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for tc.pagesOf(tc.names...) < 40 {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d pages fetched", tc.pagesOf(tc.names...))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	at := tc.pagesOf(tc.names...)
+	servers[2].Shutdown()
+	servers[2].WaitForShutdown()
+	for _, name := range tc.names {
+		tc.wait(name)
+	}
+	t.Logf("server s2 shut down after %d pages; %d in all", at, tc.pagesOf(tc.names...))
+	checkMembers(t, web, ref, nil)
 }

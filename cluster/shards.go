@@ -195,6 +195,11 @@ func (s *shards) step(ctx context.Context) {
 		switch {
 		case s.st[i].owned && !mine:
 			release = append(release, i)
+		case !s.st[i].owned && !mine && s.st[i].lastSeq > 0 && !s.st[i].releasing:
+			// Claimed by this node before it lost standing, and given
+			// to another since: the journal still names this node, so
+			// nobody else may claim it until it is released.
+			release = append(release, i)
 		case !s.st[i].owned && mine:
 			claim = append(claim, i)
 		}
@@ -454,8 +459,15 @@ func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shar
 		cancel()
 	}()
 	left := len(last)
+	// Fetch exactly what the journals hold: a fetch of more than is
+	// stored waits its whole MaxWait before returning the rest, which
+	// made every takeover RequestTimeout longer.
+	pending := cons.CachedInfo().NumPending
 	for left > 0 {
-		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
+		if pending == 0 {
+			return nil, fmt.Errorf("journal replay: %d shards short of their last record", left)
+		}
+		batch, err := cons.Fetch(int(min(pending, 256)), jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
 		if err != nil {
 			return nil, err
 		}
@@ -485,6 +497,7 @@ func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shar
 		if got == 0 {
 			return nil, fmt.Errorf("journal replay: %d shards short of their last record", left)
 		}
+		pending -= min(pending, uint64(got))
 	}
 	return images, nil
 }
