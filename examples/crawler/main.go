@@ -97,6 +97,8 @@ import (
 	"github.com/crawlkit/crawlkit/cluster"
 	"github.com/crawlkit/crawlkit/console"
 	"github.com/crawlkit/crawlkit/dns"
+	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/fetch/lang"
 	"github.com/crawlkit/crawlkit/index"
 )
 
@@ -176,6 +178,8 @@ type options struct {
 	BackoffMax     dur           `json:"backoff_max"`
 	HostRules      hostRuleFlags `json:"host_rules,omitempty"`
 	PoliteKey      string        `json:"politeness_key,omitempty"`
+	MainText       bool          `json:"main_text,omitempty"`
+	DetectLang     bool          `json:"detect_lang,omitempty"`
 	Canonical      string        `json:"canonical"`
 	Replicas       int           `json:"replicas,omitempty"`
 	Lease          dur           `json:"lease,omitempty"`
@@ -230,6 +234,8 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
 	fs.Var(&o.Backoff, "backoff", "a host that answers 429 or 503 without Retry-After is left alone this long, twice as long at the next time, and so on (0: retry only the URL)")
 	fs.Var(&o.BackoffMax, "backoff-max", "the longest -backoff block (within -max-delay)")
+	fs.BoolVar(&o.MainText, "main-text", o.MainText, "index a page's main content only, without navigation, sidebars and footers (fetch.MainTextParser)")
+	fs.BoolVar(&o.DetectLang, "detect-lang", o.DetectLang, "detect the language of pages that do not declare one, for pages.jsonl (fetch/lang)")
 	fs.StringVar(&o.PoliteKey, "politeness-key", o.PoliteKey, "what shares a politeness gap: host (default), domain (a registrable domain's hosts) or ip (the hosts of one server address)")
 	fs.Var(&o.HostRules, "host-rule", "per host or domain: 'HOST|.DOMAIN[,delay=DUR][,max-pages=N][,max-domain-pages=N]' overrides -min-delay and the budgets there (repeatable)")
 	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
@@ -481,6 +487,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Backoff:           backoffOptions(o),
 		HostRules:         o.HostRules.rules(),
 		PolitenessKey:     politenessKey(o),
+		Parser:            parserFor(o),
 		NoURLRules:        o.NoURLRules,
 		NoSitemaps:        !o.Sitemaps,
 		MinDelay:          time.Duration(o.MinDelay),
@@ -762,4 +769,20 @@ func backoffOptions(o *options) *crawlkit.BackoffOptions {
 func politenessKey(o *options) crawlkit.PolitenessKey {
 	k, _ := crawlkit.ParsePolitenessKey(o.PoliteKey)
 	return k
+}
+
+// parserFor returns the crawl's parser: nil (crawlkit's default) unless
+// -main-text or -detect-lang wraps it.
+func parserFor(o *options) fetch.Parser {
+	if !o.MainText && !o.DetectLang {
+		return nil
+	}
+	var p fetch.Parser = &fetch.Registry{}
+	if o.MainText {
+		p = &fetch.MainTextParser{Parser: p}
+	}
+	if o.DetectLang {
+		p = &lang.Parser{Parser: p}
+	}
+	return p
 }

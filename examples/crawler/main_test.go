@@ -14,6 +14,7 @@ import (
 
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/dns/dnstest"
+	"github.com/crawlkit/crawlkit/fetch/lang"
 )
 
 // TestBadFlags runs the command on each rejected command line: exit
@@ -262,5 +263,33 @@ func TestParseHostRule(t *testing.T) {
 	}
 	if b := backoffOptions(o); b.Base >= 0 {
 		t.Errorf("-backoff 0: %+v, want the back-off off", b)
+	}
+}
+
+func TestParserFor(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the outermost parser's type, "" for crawlkit's default
+	}{
+		{nil, ""},
+		{[]string{"-main-text"}, "*fetch.MainTextParser"},
+		{[]string{"-detect-lang"}, "*lang.Parser"},
+		{[]string{"-main-text", "-detect-lang"}, "*lang.Parser"},
+	} {
+		o, err := parseFlags(append([]string{"-seeds", "http://a.test/"}, tc.args...), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if p := parserFor(o); p != nil {
+			got = fmt.Sprintf("%T", p)
+		}
+		if got != tc.want {
+			t.Errorf("%q: parser %s, want %s", tc.args, got, tc.want)
+		}
+	}
+	o, _ := parseFlags([]string{"-seeds", "http://a.test/", "-main-text", "-detect-lang"}, io.Discard)
+	if lp, ok := parserFor(o).(*lang.Parser); !ok || fmt.Sprintf("%T", lp.Parser) != "*fetch.MainTextParser" {
+		t.Errorf("-main-text -detect-lang: %#v, want language detection over the main text", parserFor(o))
 	}
 }
