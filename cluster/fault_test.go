@@ -41,6 +41,19 @@ func (tc *testCluster) pagesOf(names ...string) int {
 	return n
 }
 
+// waitPages waits until the named nodes processed n pages, and fails
+// the test if that takes longer than 30 s.
+func (tc *testCluster) waitPages(n int, names ...string) {
+	tc.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for tc.pagesOf(names...) < n {
+		if time.Now().After(deadline) {
+			tc.t.Fatalf("%v fetched only %d pages in 30 s, want %d", names, tc.pagesOf(names...), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // survivorRates crawls a worker-bound simulated web with three nodes on
 // an embedded NATS server, measures the pages/s of n0 and n1 over window,
 // kills n2 (its connection gone, no farewell), waits settle and measures
@@ -68,13 +81,7 @@ func survivorRates(t testing.TB, hosts int, window, settle time.Duration) (befor
 		}
 	}()
 	// Past the start, when the frontiers are still thin.
-	waitUntil := time.Now().Add(30 * time.Second)
-	for tc.pagesOf("n0", "n1") < 150 {
-		if time.Now().After(waitUntil) {
-			t.Fatalf("the survivors fetched only %d pages in 30 s", tc.pagesOf("n0", "n1"))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	tc.waitPages(150, "n0", "n1")
 	rate := func() float64 {
 		p0, t0 := tc.pagesOf("n0", "n1"), time.Now()
 		time.Sleep(window)
@@ -174,13 +181,7 @@ func TestCrawlSurvivesNATSServerLoss(t *testing.T) {
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for tc.pagesOf(tc.names...) < 40 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d pages fetched", tc.pagesOf(tc.names...))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	tc.waitPages(40, tc.names...)
 	at := tc.pagesOf(tc.names...)
 	servers[2].Shutdown()
 	servers[2].WaitForShutdown()

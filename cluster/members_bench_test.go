@@ -262,13 +262,7 @@ func memberSurvivorRates(t testing.TB, hosts int, window time.Duration) (before,
 	tc.config = func(cfg *crawlkit.Config) { cfg.MaxRetries = -1; cfg.MaxPagesPerHost = 30 }
 	startEach(tc.names, tc.start)
 	survivors := []string{"n0", "n1"}
-	waitUntil := time.Now().Add(30 * time.Second)
-	for tc.pagesOf(survivors...) < 150 {
-		if time.Now().After(waitUntil) {
-			t.Fatalf("the survivors fetched only %d pages in 30 s", tc.pagesOf(survivors...))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	tc.waitPages(150, survivors...)
 	rate := func() float64 {
 		p0, t0 := tc.pagesOf(survivors...), time.Now()
 		time.Sleep(window)

@@ -407,13 +407,7 @@ func TestMembersSurviveNATSServerLoss(t *testing.T) {
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for tc.pagesOf(tc.names...) < 40 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d pages fetched", tc.pagesOf(tc.names...))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	tc.waitPages(40, tc.names...)
 	at := tc.pagesOf(tc.names...)
 	servers[2].Shutdown()
 	servers[2].WaitForShutdown()
