@@ -26,6 +26,26 @@ type FetcherFunc func(ctx context.Context, req *Request) (*Response, error)
 // Fetch calls f(ctx, req).
 func (f FetcherFunc) Fetch(ctx context.Context, req *Request) (*Response, error) { return f(ctx, req) }
 
+// Gate admits the requests a Fetcher makes on its own on the way to a
+// page, such as a rendering fetcher's scripts, styles and data requests.
+// A crawl installs its Gate on every Fetcher that is Gated, so that those
+// requests obey robots.txt and the politeness of the crawl's own fetches.
+// Implementations must be safe for concurrent use.
+type Gate interface {
+	// Admit is called before a request for sub made while fetching page.
+	// It returns when the request may be sent, with a release to call
+	// once its response has been read; an error refuses the request
+	// (robots.txt disallows it, or ctx ended while waiting).
+	Admit(ctx context.Context, page, sub *url.URL) (release func(), err error)
+}
+
+// Gated is implemented by Fetchers that make requests of their own on the
+// way to a page. SetGate is called before the first Fetch.
+type Gated interface {
+	Fetcher
+	SetGate(Gate)
+}
+
 // Request is one fetch.
 type Request struct {
 	// URL is the absolute http or https URL to fetch.
@@ -84,6 +104,14 @@ type Response struct {
 	// Timings says where the time went. Politeness waits k times
 	// Timings.Total before contacting the host again (book §20.2.3).
 	Timings Timings
+	// Rendered reports that Body is the document after its scripts ran
+	// (a rendering fetcher), not the bytes received; Wire, when kept,
+	// still holds those.
+	Rendered bool
+	// Subresources are the responses the fetcher received on its own on
+	// the way to this one, in order: a rendering fetcher's scripts,
+	// styles and data requests. The crawl archives them with the page.
+	Subresources []*Response
 }
 
 // NotModified reports a 304 answer to a conditional fetch.
