@@ -41,6 +41,7 @@ func BenchmarkMessages(b *testing.B) {
 			Latency: 20 * time.Millisecond, CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
 		srv := startTestServer(b)
 		nopts := natsOptions()
+		tp := newTap(b, srv, nopts)
 		tc := newTestCluster(b, web, 3, func(string) Options {
 			return Options{NATSURL: srv.ClientURL(), NATS: nopts, Shards: 256}
 		})
@@ -72,9 +73,10 @@ func BenchmarkMessages(b *testing.B) {
 			}
 			return s
 		}
-		s0, t0 := take(), time.Now()
+		s0, c0, t0 := take(), tp.snapshot(), time.Now()
 		time.Sleep(3 * time.Second)
-		s1 := take()
+		s1, c1 := take(), tp.snapshot()
+		b.Logf("per page: %s", breakdown(diff(c0, c1), float64(s1.pages-s0.pages), "msgs"))
 		elapsed += time.Since(t0)
 		pages += float64(s1.pages - s0.pages)
 		in += float64(s1.in - s0.in)

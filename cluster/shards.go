@@ -589,7 +589,8 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 	var lost []frontier.URL
 	dropped := map[string]bool{}
 	s.writeM.Lock()
-	for i, r := range parts {
+	for _, i := range writeOrder(parts) {
+		r := parts[i]
 		s.mu.Lock()
 		owned, last := s.st[i].owned, s.st[i].lastSeq
 		s.mu.Unlock()
@@ -639,6 +640,27 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		}
 	}
 	return nil
+}
+
+// writeOrder returns the shards of a Txn's parts in the order they are
+// journaled: the parts that record a URL done last. A page's links in
+// other shards are then stored before the page is recorded done, so a
+// node killed between two writes leaves the page to be fetched again
+// (and its links found again) rather than the page done and its links
+// lost.
+func writeOrder(parts map[int]*shardRecord) []int {
+	order := make([]int, 0, len(parts))
+	for i, r := range parts {
+		if len(r.txn.Done) == 0 {
+			order = append(order, i)
+		}
+	}
+	for i, r := range parts {
+		if len(r.txn.Done) > 0 {
+			order = append(order, i)
+		}
+	}
+	return order
 }
 
 // adopt adds a claimed shard's image to the in-memory state and returns
