@@ -452,6 +452,10 @@ func (n *Node) localStatus() Status {
 	return s
 }
 
+// busyRounds is how many StatusIntervals apart a busy node runs its
+// quiescence rounds.
+const busyRounds = 10
+
 // round is one quiescence round's view of the cluster.
 type round struct {
 	quiet     bool
@@ -461,18 +465,30 @@ type round struct {
 
 // quiescence runs rounds every StatusInterval: the cluster is idle when
 // two consecutive rounds found every node without work, the inboxes
-// empty, and nothing published or received in between.
+// empty, and nothing published or received in between. While this node
+// has work of its own the cluster cannot be idle, so it asks the others
+// only every busyRounds ticks, to keep track of the nodes away
+// (Options.DeadAfter): all-pairs rounds cost 2n² messages each, and a
+// crawl that polled every tick spent a quarter of its messages on them.
 func (n *Node) quiescence(ctx context.Context) {
 	defer n.splitter.idle.Store(false)
 	tick := time.NewTicker(n.opts.StatusInterval)
 	defer tick.Stop()
 	var prev round
+	skipped := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		if n.localStatus().Busy > 0 && skipped < busyRounds-1 {
+			skipped++
+			prev = round{}
+			n.splitter.idle.Store(false)
+			continue
+		}
+		skipped = 0
 		cur := n.round(ctx)
 		n.splitter.idle.Store(prev.quiet && cur.quiet && prev.published == cur.published && prev.received == cur.received)
 		prev = cur
