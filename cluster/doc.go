@@ -58,7 +58,9 @@
 // for its status (frontier pending + in flight + URLs buffered by its
 // splitter, and batches received) and reading the stream's backlog; the
 // cluster is idle when two consecutive rounds find no work anywhere, an
-// empty backlog and the same counts. Splitter.Idle reports it, and
+// empty backlog and the same counts. A node with work of its own knows
+// the cluster is not idle and runs a round only every tenth interval
+// (rounds cost 2n² messages). Splitter.Idle reports it, and
 // crawlkit.Crawler.Run ends on an empty frontier only then. A node that
 // does not answer (killed, restarting) keeps everyone running, unless it
 // stays away longer than Options.DeadAfter: the others then stop waiting
