@@ -83,6 +83,11 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			c.exchangeTo(ctx, s, w.archive, w.fetched)
 		}
 	}
+	for _, sub := range w.subs {
+		for _, s := range c.plainSinks {
+			c.exchangeTo(ctx, s, sub, sub.Timings.Start)
+		}
+	}
 	for _, s := range c.plainSinks {
 		c.aliasTo(ctx, s, w)
 	}
@@ -119,6 +124,13 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	if w.archive != nil {
 		for _, s := range c.durableSinks {
 			c.exchangeTo(ctx, s, w.archive, w.fetched)
+		}
+	}
+	for _, sub := range w.subs {
+		// What the page needed (a rendering fetcher's scripts and
+		// data), so that a replay renders it as the crawl did.
+		for _, s := range c.durableSinks {
+			c.exchangeTo(ctx, s, sub, sub.Timings.Start)
 		}
 	}
 	for _, s := range c.durableSinks {

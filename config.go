@@ -38,6 +38,15 @@ type Config struct {
 	// UserAgent and AllowPrivate (New refuses the last two with a Fetcher
 	// of your own).
 	Fetcher fetch.Fetcher
+	// WrapFetcher, if set, wraps the default Fetcher, which keeps its
+	// resolver, private-address guard and archive settings: a rendering
+	// fetcher (package fetch/render), a cache. The result is closed with
+	// the crawl if it is an io.Closer. Not with Fetcher.
+	WrapFetcher func(fetch.Fetcher) (fetch.Fetcher, error)
+	// Subrequests governs the requests a fetch.Gated Fetcher makes on
+	// its own on the way to a page: robots.txt always, other hosts only
+	// if allowed, each waiting for its host's turn.
+	Subrequests SubrequestOptions
 	// Parser extracts text and links. Default: &fetch.Registry{}, which
 	// picks the parser by media type: HTML, sitemaps, RSS and Atom feeds.
 	Parser fetch.Parser
@@ -265,6 +274,10 @@ func (c *Config) validate() error {
 		return bad("MinDelay %v exceeds MaxDelay %v", c.MinDelay, c.MaxDelay)
 	case c.MinRevisit < 0 || c.MaxRevisit < 0 || c.MinRevisit > 0 && c.MaxRevisit > 0 && c.MinRevisit > c.MaxRevisit:
 		return bad("revisit bounds %v..%v", c.MinRevisit, c.MaxRevisit)
+	case c.Fetcher != nil && c.WrapFetcher != nil:
+		return bad("WrapFetcher wraps the default Fetcher; wrap your own Fetcher yourself")
+	case c.Subrequests.MaxWait < 0:
+		return bad("negative Subrequests.MaxWait")
 	case c.Fetcher != nil && (c.UserAgent != "" || c.AllowPrivate):
 		return bad("UserAgent and AllowPrivate configure the default Fetcher; with your own Fetcher, set them on it")
 	case c.Robots != nil && c.Agent != "":

@@ -46,6 +46,7 @@ type Crawler struct {
 	keepRules bool               // the State is a RuleStorer: Txn.Rules is saved
 	cutHosts  sync.Map           // host key → struct{}: hosts the trap defence cut, as seen by this run
 	closers   []io.Closer        // what New created, closed by Run in reverse order
+	gate      *gate              // admits a Gated fetcher's own requests
 	sitemaps  SitemapOptions
 	hostRules *hostRules // Config.HostRules, nil when none
 	keys      keys       // politeness keys of hosts (Config.PolitenessKey)
@@ -151,6 +152,21 @@ func (c *Crawler) assemble() error {
 		h := fetch.NewHTTP(&fetch.Options{Resolver: c.resolver, UserAgent: cfg.UserAgent, AllowPrivate: cfg.AllowPrivate, KeepWire: keep})
 		c.fetcher = h
 		c.closers = append(c.closers, h)
+		if cfg.WrapFetcher != nil {
+			f, err := cfg.WrapFetcher(h)
+			if err != nil {
+				return &Error{Op: "wrapping the fetcher", Err: err}
+			}
+			c.fetcher = f
+			if cl, ok := f.(io.Closer); ok {
+				c.closers = append(c.closers, cl)
+			}
+		}
+	}
+	if g, ok := c.fetcher.(fetch.Gated); ok {
+		// Its own requests obey robots.txt and politeness too.
+		c.gate = newGate(c, cfg.Subrequests)
+		g.SetGate(c.gate)
 	}
 	c.parser = cfg.Parser
 	if c.parser == nil {
@@ -285,6 +301,9 @@ func (c *Crawler) Stats() Stats {
 		s.Frontier = st.Stats()
 	}
 	s.Elapsed = c.elapsed()
+	if c.gate != nil {
+		s.Subrequests, s.SubrequestsRefused = c.gate.admitted.Load(), c.gate.refused.Load()
+	}
 	return s
 }
 

@@ -18,28 +18,29 @@ import (
 // work is what processing one lease (or admitting a batch of seeds or
 // received URLs) produced: commit makes it part of the crawl.
 type work struct {
-	l        *frontier.Lease // nil for a batch of seeds or received URLs
-	outcome  Outcome         // the lease's final outcome, unless requeued
-	requeue  bool            // the lease goes back to its key (robots.txt came first, or a retry)
-	retries  int             // with requeue by a retry: the lease's retries so far
-	revisit  bool            // continuous crawling: the lease is scheduled again
-	res      frontier.Result // reported to the frontier
-	page     *Page           // a page for the sinks, or nil
-	archive  *fetch.Response // a response that is not a page, for the ExchangeSinks
-	fetched  time.Time       // when the archived response's fetch started
-	source   string          // the page whose links cands are
-	links    []string        // its out-links, for a FetchObserver
-	cands    []frontier.URL  // URLs to admit
-	parked   []parked        // URLs to park: a learned rule maps them to a candidate
-	released []string        // parked URLs a withdrawn rule gave back, to queue
-	rules    bool            // the learned rules changed: save them with this page
-	alias    bool            // a duplicate the rules explain: not counted by the trap defence
-	parkedOn string          // with outcome Parked: the URL the lease's URL is parked on
-	signal   signal          // what the fetch says about the host's load, for the back-off
-	err      error           // with outcome ParseError: the parser's error
-	canon    string          // the canonical URL the page names and the crawl honours, "" if none
-	seeds    bool            // cands are the seeds
-	received bool            // cands came through Add
+	l        *frontier.Lease   // nil for a batch of seeds or received URLs
+	outcome  Outcome           // the lease's final outcome, unless requeued
+	requeue  bool              // the lease goes back to its key (robots.txt came first, or a retry)
+	retries  int               // with requeue by a retry: the lease's retries so far
+	revisit  bool              // continuous crawling: the lease is scheduled again
+	res      frontier.Result   // reported to the frontier
+	page     *Page             // a page for the sinks, or nil
+	archive  *fetch.Response   // a response that is not a page, for the ExchangeSinks
+	fetched  time.Time         // when the archived response's fetch started
+	subs     []*fetch.Response // the fetcher's own requests for the page (fetch.Response.Subresources), for the ExchangeSinks
+	source   string            // the page whose links cands are
+	links    []string          // its out-links, for a FetchObserver
+	cands    []frontier.URL    // URLs to admit
+	parked   []parked          // URLs to park: a learned rule maps them to a candidate
+	released []string          // parked URLs a withdrawn rule gave back, to queue
+	rules    bool              // the learned rules changed: save them with this page
+	alias    bool              // a duplicate the rules explain: not counted by the trap defence
+	parkedOn string            // with outcome Parked: the URL the lease's URL is parked on
+	signal   signal            // what the fetch says about the host's load, for the back-off
+	err      error             // with outcome ParseError: the parser's error
+	canon    string            // the canonical URL the page names and the crawl honours, "" if none
+	seeds    bool              // cands are the seeds
+	received bool              // cands came through Add
 	t        tally
 }
 
@@ -78,7 +79,10 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) bool {
 		// move, so the new owner sees this lease's outcome.
 		defer leave()
 	}
-	c.run(ctx, w)
+	if leave, ok := c.enterLease(ctx, w); ok {
+		c.run(ctx, w)
+		leave()
+	}
 	sitemapOutcome(w)
 	c.queueCanonical(w)
 	if !w.requeue {
@@ -184,7 +188,15 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	// the page has been parsed and committed.
 	w.res.Ended = time.Now()
 	if resp != nil {
+		w.subs = resp.Subresources
 		w.res.Duration = resp.Timings.Total
+		for _, sub := range resp.Subresources {
+			if sub.URL != nil && sub.URL.Host == u.Host {
+				// The host served those too in this turn: the gap after
+				// it grows with all it served.
+				w.res.Duration += sub.Timings.Total
+			}
+		}
 		w.res.Status = resp.Status
 		w.res.ETag, w.res.LastModified = resp.ETag, resp.LastModified
 	}

@@ -87,6 +87,11 @@ func (s *WARCSink) Prepare(_ context.Context, p *Page) (Prepared, error) {
 		"charset":       resp.Charset,
 		"wireBodyBytes": strconv.FormatInt(resp.WireBytes, 10),
 	}
+	if resp.Rendered {
+		// Text and links came from the document after its scripts ran;
+		// the response record holds what was received.
+		meta["rendered"] = "true"
+	}
 	e, err := s.w.EncodeExchange(p.URL, ip, p.Fetched, req, raw, meta, truncation(resp))
 	if err != nil {
 		return nil, err

@@ -80,6 +80,12 @@ type Stats struct {
 	// host's shard moved to another node of a cluster, which has them
 	// pending (HostGate). Not saved in the State's progress.
 	HandedOver uint64
+	// Subrequests counts the requests a fetch.Gated fetcher made on its
+	// own (a rendering fetcher's scripts, styles, data) that the crawl
+	// admitted, and SubrequestsRefused those it refused (robots.txt,
+	// another host, a host busy too long; see SubrequestOptions). Not
+	// saved in the State's progress.
+	Subrequests, SubrequestsRefused uint64
 	// FilteredBy counts Filtered links by reason ("max depth", "host
 	// budget", "domain budget", "domain hosts", "trap host", and the
 	// frontier.Reason names).
