@@ -19,6 +19,18 @@ const (
 	recClaim   = 'C' // the writer owns the shard from here
 	recRelease = 'R' // the writer gave the shard up: nobody owns it
 	recData    = 'D' // a change of the shard's state (part of a Txn)
+	// recSnapshot is one chunk of a snapshot of the shard's state: the
+	// first chunk starts a new image, the final one replaces the image
+	// replayed so far with it. The records before the first chunk are
+	// purged once the final one is stored; a snapshot cut short by a
+	// kill has no final chunk and changes nothing.
+	recSnapshot = 'S'
+)
+
+// Snapshot chunk flags.
+const (
+	snapFirst = 1 << iota
+	snapFinal
 )
 
 // maxJournalItem bounds one length-prefixed item of a journal record.
@@ -29,7 +41,8 @@ type shardRecord struct {
 	kind  byte
 	owner string
 	inc   uint64
-	txn   crawlkit.Txn // recData: Add, Put, Done and Keys (host keys)
+	flags byte         // recSnapshot: snapFirst, snapFinal
+	txn   crawlkit.Txn // recData and recSnapshot: Add, Put, Done and Keys (host keys)
 }
 
 // appendShardRecord appends the encoding of r to b.
@@ -37,7 +50,11 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 	b = append(b, r.kind)
 	b = binary.AppendUvarint(b, r.inc)
 	b = appendString(b, r.owner)
-	if r.kind != recData {
+	switch r.kind {
+	case recData:
+	case recSnapshot:
+		b = append(b, r.flags)
+	default:
 		return b, nil
 	}
 	var err error
@@ -97,6 +114,11 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 		}
 		return r, nil
 	case recData:
+	case recSnapshot:
+		r.flags = d.Byte()
+		if r.flags&^(snapFirst|snapFinal) != 0 {
+			return nil, corrupt
+		}
 	default:
 		return nil, corrupt
 	}
@@ -166,6 +188,10 @@ type shardImage struct {
 	owner    string
 	inc      uint64
 	released bool
+	// snap is a snapshot being read, until its final chunk.
+	snap *shardImage
+	// records counts the records replayed since the last snapshot.
+	records int
 }
 
 func newShardImage() *shardImage {
@@ -175,24 +201,81 @@ func newShardImage() *shardImage {
 // apply replays one record, as crawlkit.MemState applies a Txn.
 func (im *shardImage) apply(r *shardRecord) {
 	im.owner, im.inc, im.released = r.owner, r.inc, r.kind == recRelease
-	if r.kind != recData {
-		return
+	im.records++
+	if r.kind != recSnapshot {
+		im.snap = nil // a snapshot cut short: the image stands
 	}
-	for _, p := range r.txn.Add {
+	switch r.kind {
+	case recData:
+		im.applyTxn(&r.txn)
+	case recSnapshot:
+		if r.flags&snapFirst != 0 {
+			im.snap = newShardImage()
+		}
+		if im.snap == nil {
+			return // chunks of a snapshot whose start was purged or lost
+		}
+		im.snap.applyTxn(&r.txn)
+		if r.flags&snapFinal != 0 {
+			im.seen, im.pending, im.keys = im.snap.seen, im.snap.pending, im.snap.keys
+			im.snap, im.records = nil, 0
+		}
+	}
+}
+
+func (im *shardImage) applyTxn(t *crawlkit.Txn) {
+	for _, p := range t.Add {
 		if _, ok := im.pending[p.URL.URL]; !ok {
 			im.seen = append(im.seen, p.URL.URL)
 		}
 		im.pending[p.URL.URL] = p
 	}
-	for _, p := range r.txn.Put {
+	for _, p := range t.Put {
 		im.pending[p.URL.URL] = p
 	}
-	for _, u := range r.txn.Done {
+	for _, u := range t.Done {
 		delete(im.pending, u)
 	}
-	for _, d := range r.txn.Keys {
+	for _, d := range t.Keys {
 		k := im.keys[d.Key]
 		k.Apply(d)
 		im.keys[d.Key] = k
 	}
+}
+
+// snapshot returns the image as snapshot records of about chunk bytes
+// each: every URL seen added (the pending ones with their state), the
+// done ones marked done in the same chunk, and the host records whole.
+func (im *shardImage) snapshot(chunk int) []*shardRecord {
+	var out []*shardRecord
+	cur, size := &shardRecord{kind: recSnapshot}, 0
+	flush := func() {
+		out = append(out, cur)
+		cur, size = &shardRecord{kind: recSnapshot}, 0
+	}
+	for _, u := range im.seen {
+		if p, ok := im.pending[u]; ok {
+			cur.txn.Add = append(cur.txn.Add, p)
+		} else {
+			cur.txn.Add = append(cur.txn.Add, crawlkit.Pending{URL: frontier.URL{URL: u}})
+			cur.txn.Done = append(cur.txn.Done, u)
+		}
+		if size += len(u) + 32; size >= chunk {
+			flush()
+		}
+	}
+	for k, r := range im.keys {
+		b := r.Backoff
+		cur.txn.Keys = append(cur.txn.Keys, crawlkit.KeyDelta{Key: k, Admitted: r.Admitted, Next: r.Next, Gap: r.Gap,
+			Pages: r.Pages, Alike: r.Alike, Backoff: &b})
+		if size += len(k) + 48; size >= chunk {
+			flush()
+		}
+	}
+	if size > 0 || len(out) == 0 {
+		flush()
+	}
+	out[0].flags |= snapFirst
+	out[len(out)-1].flags |= snapFinal
+	return out
 }

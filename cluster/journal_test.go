@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,6 +16,10 @@ func journalSamples() []*shardRecord {
 		{kind: recClaim, owner: "n0", inc: 7},
 		{kind: recRelease, owner: "n1", inc: 1 << 60},
 		{kind: recData, owner: "n2", inc: 3},
+		{kind: recSnapshot, owner: "n2", inc: 4, flags: snapFirst, txn: crawlkit.Txn{
+			Add:  []crawlkit.Pending{{URL: frontier.URL{URL: "http://b.test/"}}},
+			Done: []string{"http://b.test/"},
+		}},
 		{kind: recData, owner: "n0", inc: 9, txn: crawlkit.Txn{
 			Add:  []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/", Depth: 2, Fingerprint: 42}}, {URL: frontier.URL{URL: "http://a.test/x"}, Retries: 2, Parked: "http://a.test/"}},
 			Put:  []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/y", Due: next}}},
@@ -140,5 +145,94 @@ func TestWriteOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShardSnapshot replays a journal, snapshots its image in small
+// chunks and replays the snapshot: the image is the same. A snapshot cut
+// short (no final chunk) changes nothing, and records after a snapshot
+// apply on top of it.
+func TestShardSnapshot(t *testing.T) {
+	next := time.Unix(1_800_000_000, 0)
+	var journal []*shardRecord
+	for i := range 40 {
+		u := "http://a.test/" + strconv.Itoa(i)
+		txn := crawlkit.Txn{Add: []crawlkit.Pending{{URL: frontier.URL{URL: u, Depth: i % 3}, Retries: i % 2}}}
+		if i%3 == 0 && i > 0 {
+			txn.Done = []string{"http://a.test/" + strconv.Itoa(i-1)}
+		}
+		txn.Keys = []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 1, Pages: 1, Next: next.Add(time.Duration(i) * time.Second), Gap: time.Second}}
+		if i == 7 {
+			txn.Keys = append(txn.Keys, crawlkit.KeyDelta{Key: "h:a.test", Backoff: &crawlkit.Backoff{Level: 2, Failures: 1, Last: next}})
+		}
+		journal = append(journal, &shardRecord{kind: recData, owner: "n0", inc: 1, txn: txn})
+	}
+	// Every record goes through its encoding, as a replay reads it.
+	roundTrip := func(r *shardRecord) *shardRecord {
+		data, err := appendShardRecord(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeShardRecord(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	replay := func(recs []*shardRecord) *shardImage {
+		im := newShardImage()
+		for _, r := range recs {
+			im.apply(roundTrip(r))
+		}
+		return im
+	}
+	type view struct {
+		Seen    map[string]bool
+		Pending map[string]crawlkit.Pending
+		Keys    map[string]crawlkit.KeyRecord
+	}
+	viewOf := func(im *shardImage) view {
+		v := view{Seen: map[string]bool{}, Pending: im.pending, Keys: map[string]crawlkit.KeyRecord{}}
+		for _, u := range im.seen {
+			v.Seen[u] = true
+		}
+		for k, r := range im.keys {
+			r.Next, r.Backoff.Last = r.Next.UTC(), r.Backoff.Last.UTC()
+			v.Keys[k] = r
+		}
+		for u, p := range v.Pending {
+			p.URL.Due = p.URL.Due.UTC()
+			v.Pending[u] = p
+		}
+		return v
+	}
+	want := replay(journal)
+	snap := want.snapshot(200) // a few URLs per chunk
+	if len(snap) < 3 {
+		t.Fatalf("%d snapshot chunks, want several", len(snap))
+	}
+	for _, r := range snap {
+		r.owner, r.inc = "n0", 2 // as shards.write sets them
+	}
+	if got := replay(append(append([]*shardRecord{}, journal[:5]...), snap...)); !reflect.DeepEqual(viewOf(got), viewOf(want)) {
+		t.Errorf("snapshot replayed:\n got %+v\nwant %+v", viewOf(got), viewOf(want))
+	} else if got.records != 0 {
+		t.Errorf("%d records since the snapshot, want 0", got.records)
+	}
+	// Cut short: the records before it stand.
+	early := replay(journal[:10])
+	torn := replay(append(append([]*shardRecord{}, journal[:10]...), snap[:len(snap)-1]...))
+	if !reflect.DeepEqual(viewOf(torn), viewOf(early)) {
+		t.Errorf("a snapshot without its final chunk changed the image")
+	}
+	// Records after the snapshot apply on top of it.
+	more := &shardRecord{kind: recData, owner: "n0", inc: 1, txn: crawlkit.Txn{
+		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/new"}}}, Done: []string{"http://a.test/39"}}}
+	after := replay(append(append([]*shardRecord{}, snap...), more))
+	if _, ok := after.pending["http://a.test/new"]; !ok || len(after.seen) != 41 {
+		t.Errorf("after the snapshot: %d seen, new pending %v", len(after.seen), ok)
+	}
+	if _, ok := after.pending["http://a.test/39"]; ok {
+		t.Error("a URL done after the snapshot is still pending")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/crawlkit/crawlkit"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // memberOptions are the options of a node with membership on srvURL, with
@@ -416,4 +417,68 @@ func TestMembersSurviveNATSServerLoss(t *testing.T) {
 	}
 	t.Logf("server s2 shut down after %d pages; %d in all", at, tc.pagesOf(tc.names...))
 	checkMembers(t, web, ref, nil)
+}
+
+// TestMembersCompaction crawls with journals compacted after every few
+// records and crashes one of three nodes mid-crawl: the survivors claim
+// its shards from snapshots and finish the crawl with nothing lost, and
+// every journal holds about its snapshot and the records since.
+func TestMembersCompaction(t *testing.T) {
+	const every = 4
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	srv := startTestServer(t)
+	nopts := natsOptions()
+	nopts.AckWait = time.Second
+	opts := memberOptions(srv.ClientURL(), nopts)
+	tc := newTestCluster(t, web, 3, func(name string) Options {
+		o := opts(name)
+		o.CompactAfter = every
+		return o
+	})
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	waitPages(t, tc, "n2", 2)
+	compacted := func() (n uint64) {
+		for _, name := range tc.names {
+			if nd := tc.node(name); nd != nil {
+				n += nd.shards.compactions.Load()
+			}
+		}
+		return n
+	}
+	before := compacted()
+	tc.crash("n2")
+	killed := time.Now()
+	tc.wait("n0")
+	tc.wait("n1")
+	inFlight := map[string]bool{}
+	for _, r := range web.Log() {
+		if r.UserAgent == "crawlkit-n2" && !r.End.Before(killed.Add(-time.Second)) {
+			inFlight[r.Host+r.Path] = true
+		}
+	}
+	checkMembers(t, web, ref, func(p string) bool { return inFlight[p] })
+	after := compacted()
+	t.Logf("%d snapshots before the crash, %d by the survivors", before, after)
+	if after == 0 {
+		t.Fatal("no journal was compacted")
+	}
+	nd := tc.node("n0")
+	info, err := nd.shards.stream.Info(context.Background(), jetstream.WithSubjectFilter(nd.shards.prefix+".shard.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := uint64(0)
+	for subj, n := range info.State.Subjects {
+		most = max(most, n)
+		// A snapshot (one chunk here), fewer than every records since,
+		// and the claims and releases of the takeover.
+		if n > 2*every+4 {
+			t.Errorf("%s holds %d records", subj, n)
+		}
+	}
+	t.Logf("%d journals, at most %d records each", len(info.State.Subjects), most)
 }

@@ -44,6 +44,11 @@ type Options struct {
 	// hosts: the politeness gap across the handoff. It should be at least
 	// the crawl's longest politeness gap. Default 1 s.
 	HandoffGap time.Duration
+	// CompactAfter is, with Lease, how many records a shard's journal
+	// holds before its owner replaces them with a snapshot of the
+	// shard's state, so that a node claiming the shard replays its state
+	// rather than its history. Default 4096; negative: never.
+	CompactAfter int
 	// Shards is the number of virtual shards. Default DefaultShards.
 	Shards int
 
@@ -211,6 +216,9 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	defD(&o.StatusInterval, 100*time.Millisecond)
 	defD(&o.Linger, time.Minute)
 	defD(&o.HandoffGap, time.Second)
+	if o.CompactAfter == 0 {
+		o.CompactAfter = 4096
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -668,6 +676,9 @@ func (n *Node) shutdown(ctx context.Context, farewell bool) error {
 		n.cancel()
 	}
 	n.wg.Wait()
+	if n.shards != nil {
+		n.shards.compactWG.Wait()
+	}
 	if n.members != nil && n.started && farewell && !n.crashed.Load() {
 		n.handOver()
 	}

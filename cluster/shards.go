@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -45,13 +46,18 @@ type shards struct {
 	st     []shardSlot
 	freeAt map[int]time.Time // when this node first saw each shard free
 	writeM sync.Mutex        // serialises journal writes with releases
+
+	compactWG   sync.WaitGroup // compactions under way
+	compactions atomic.Uint64  // snapshots written
 }
 
 type shardSlot struct {
-	owned     bool
-	releasing bool
-	inflight  int
-	lastSeq   uint64
+	owned      bool
+	releasing  bool
+	compacting bool
+	inflight   int
+	lastSeq    uint64
+	records    int // in the journal since its last snapshot
 }
 
 func openShards(ctx context.Context, n *Node, t *NATS) (*shards, error) {
@@ -383,6 +389,7 @@ func (s *shards) claim(ctx context.Context, list []int) {
 		}
 		s.mu.Lock()
 		s.st[c.shard].owned = true
+		s.st[c.shard].records = im.records
 		delete(s.freeAt, c.shard)
 		s.mu.Unlock()
 		adopt = append(adopt, pend...)
@@ -436,22 +443,34 @@ func contains(list []string, s string) bool {
 // sequence there, into images, with one consumer (deleted after).
 func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shardImage, error) {
 	images := map[int]*shardImage{}
+	for i := range last {
+		images[i] = newShardImage()
+	}
+	return images, s.replayInto(ctx, images, last, 0)
+}
+
+// replayInto applies to images the records of their shards' journals up
+// to last, from the stream sequence start (0: from the beginning).
+func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, last map[int]uint64, start uint64) error {
 	subjects := make([]string, 0, len(last))
 	bySubject := map[string]int{}
 	for i := range last {
-		images[i] = newShardImage()
 		subj := s.subject(i)
 		subjects = append(subjects, subj)
 		bySubject[subj] = i
 	}
-	cons, err := s.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+	cc := jetstream.ConsumerConfig{
 		FilterSubjects:    subjects,
 		AckPolicy:         jetstream.AckNonePolicy,
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
 		InactiveThreshold: time.Minute,
-	})
+	}
+	if start > 0 {
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+	}
+	cons, err := s.stream.CreateConsumer(ctx, cc)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.Background(), s.n.opts.RequestTimeout)
@@ -465,18 +484,18 @@ func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shar
 	pending := cons.CachedInfo().NumPending
 	for left > 0 {
 		if pending == 0 {
-			return nil, fmt.Errorf("journal replay: %d shards short of their last record", left)
+			return fmt.Errorf("journal replay: %d shards short of their last record", left)
 		}
 		batch, err := cons.Fetch(int(min(pending, 256)), jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		got := 0
 		for m := range batch.Messages() {
 			got++
 			md, err := m.Metadata()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			i, ok := bySubject[m.Subject()]
 			if !ok || md.Sequence.Stream > last[i] {
@@ -484,7 +503,7 @@ func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shar
 			}
 			r, err := decodeShardRecord(m.Data())
 			if err != nil {
-				return nil, fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
+				return fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
 			}
 			images[i].apply(r)
 			if md.Sequence.Stream == last[i] {
@@ -492,14 +511,14 @@ func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shar
 			}
 		}
 		if err := batch.Error(); err != nil {
-			return nil, err
+			return err
 		}
 		if got == 0 {
-			return nil, fmt.Errorf("journal replay: %d shards short of their last record", left)
+			return fmt.Errorf("journal replay: %d shards short of their last record", left)
 		}
 		pending -= min(pending, uint64(got))
 	}
-	return images, nil
+	return nil
 }
 
 // ShardState is the crawlkit.State of a node with membership (Node.Configure
@@ -601,6 +620,7 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 			err = s.write(ctx, i, r, last)
 		}
 		if err == nil {
+			s.wrote(i)
 			continue
 		}
 		if !errors.Is(err, errFenced) {

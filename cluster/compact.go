@@ -1,0 +1,91 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A shard's journal grows with every page its hosts commit, and a node
+// that claims the shard replays all of it. The owner therefore compacts
+// it: once it holds Options.CompactAfter records since its last snapshot,
+// the owner rebuilds the shard's image from the journal, writes it as
+// snapshot records (fenced like any write) and purges the records before
+// them. A claim then replays the snapshot and what followed, so takeover
+// time and stream size follow the shard's state, not its history.
+
+// snapshotChunk bounds the size of one snapshot record, well under the
+// NATS maximum payload (1 MiB by default).
+const snapshotChunk = 256 << 10
+
+// wrote counts a data record written to shard i's journal and starts a
+// compaction when the journal has grown enough. Called with writeM held.
+func (s *shards) wrote(i int) {
+	every := s.n.opts.CompactAfter
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st[i].records++
+	if every <= 0 || s.st[i].records < every || s.st[i].compacting || !s.st[i].owned {
+		return
+	}
+	s.st[i].compacting = true
+	s.compactWG.Add(1)
+	go func() {
+		defer s.compactWG.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 4*s.n.opts.RequestTimeout)
+		defer cancel()
+		err := s.compact(ctx, i)
+		s.mu.Lock()
+		s.st[i].compacting = false
+		s.mu.Unlock()
+		if err != nil && !errors.Is(err, errFenced) && !s.n.crashed.Load() {
+			s.n.log.Warn("cluster: compacting a shard journal", "node", s.n.opts.Name, "shard", i, "err", err)
+		}
+	}()
+}
+
+// compact replaces the records of shard i's journal with a snapshot of
+// the shard's state. The journal is replayed without holding writeM, so
+// commits go on meanwhile; the records they wrote are replayed under it,
+// before the snapshot is written.
+func (s *shards) compact(ctx context.Context, i int) error {
+	last := s.slotSeq(i)
+	if last == 0 {
+		return nil
+	}
+	images, err := s.replay(ctx, map[int]uint64{i: last})
+	if err != nil {
+		return err
+	}
+	im := images[i]
+	s.writeM.Lock()
+	defer s.writeM.Unlock()
+	s.mu.Lock()
+	owned, cur := s.st[i].owned && !s.st[i].releasing, s.st[i].lastSeq
+	s.mu.Unlock()
+	if !owned || cur == 0 {
+		return nil
+	}
+	if cur != last {
+		if err := s.replayInto(ctx, images, map[int]uint64{i: cur}, last+1); err != nil {
+			return err
+		}
+	}
+	var first uint64
+	for k, r := range im.snapshot(snapshotChunk) {
+		if err := s.write(ctx, i, r, s.slotSeq(i)); err != nil {
+			return err
+		}
+		if k == 0 {
+			first = s.slotSeq(i)
+		}
+	}
+	s.mu.Lock()
+	s.st[i].records = 0
+	s.mu.Unlock()
+	s.compactions.Add(1)
+	// The snapshot stands for everything before it; a purge that fails
+	// leaves records a replay reads and then replaces.
+	return s.stream.Purge(ctx, jetstream.WithPurgeSubject(s.subject(i)), jetstream.WithPurgeSequence(first))
+}
