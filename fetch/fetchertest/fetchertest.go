@@ -28,6 +28,15 @@ type Harness struct {
 	// Skip names subtests that the implementation is known to fail, each
 	// with the reason, which the subtest reports as it skips.
 	Skip map[string]string
+	// Rendered declares a fetcher that may answer an HTML page with the
+	// document after its scripts ran (Response.Rendered, a browser's
+	// serialisation of the DOM). Such a body is checked for the title,
+	// the text and the links the page as received has, not byte for
+	// byte; Wire, when kept, must still be the bytes received. Since
+	// rendering costs a browser tab and a few hundred milliseconds a
+	// page, Concurrent then fetches each URL about once across its
+	// workers instead of once per worker.
+	Rendered bool
 }
 
 // Run runs the conformance suite as subtests of t, on a simulated web of
@@ -35,6 +44,9 @@ type Harness struct {
 func Run(t *testing.T, h Harness) {
 	w := newWeb(t)
 	want := expectations(t, w)
+	for i := range want {
+		want[i].rendered = h.Rendered
+	}
 	tests := []struct {
 		name string
 		fn   func(*testing.T, fetch.Fetcher, *fetchtest.Web, []expected)
@@ -69,6 +81,30 @@ type expected struct {
 	contentType string
 	charset     string
 	location    string // canonical target of a redirect, "" otherwise
+	rendered    bool   // Harness.Rendered
+}
+
+// sameBody reports whether resp's body is the one x expects: the same
+// bytes, or for a rendered page of a fetcher that renders, the same
+// title, text and links.
+func sameBody(x expected, resp *fetch.Response) bool {
+	if !resp.Rendered {
+		return bytes.Equal(resp.Body, x.body)
+	}
+	if !x.rendered || x.contentType != "text/html" {
+		return false
+	}
+	p := fetch.HTML{Scripting: true}
+	a, b := p.ParseBytes(x.body, resp.URL), p.ParseBytes(resp.Body, resp.URL)
+	if a.Title != b.Title || a.Text != b.Text || len(a.Links) != len(b.Links) {
+		return false
+	}
+	for i := range a.Links {
+		if a.Links[i].URL.String() != b.Links[i].URL.String() || a.Links[i].Text != b.Links[i].Text {
+			return false
+		}
+	}
+	return true
 }
 
 // isText reports the types whose body a fetcher converts to UTF-8.
@@ -149,8 +185,11 @@ func checkResponse(t *testing.T, x expected, resp *fetch.Response, err error) {
 	if resp.Status != x.status {
 		t.Errorf("%s: Status = %d, want %d", x.url, resp.Status, x.status)
 	}
-	if !bytes.Equal(resp.Body, x.body) {
-		t.Errorf("%s: Body (%d bytes) %.60q differs from the web's (%d bytes) %.60q", x.url, len(resp.Body), resp.Body, len(x.body), x.body)
+	if !sameBody(x, resp) {
+		t.Errorf("%s: Body (%d bytes, rendered %v) %.60q differs from the web's (%d bytes) %.60q", x.url, len(resp.Body), resp.Rendered, resp.Body, len(x.body), x.body)
+	}
+	if resp.Rendered && resp.Wire != nil && bytes.Equal(resp.Wire, resp.Body) {
+		t.Errorf("%s: rendered, and Wire holds the rendered body, not the bytes received", x.url)
 	}
 	if resp.ContentType != x.contentType || resp.Charset != x.charset {
 		t.Errorf("%s: ContentType %q, Charset %q; want %q, %q", x.url, resp.ContentType, resp.Charset, x.contentType, x.charset)
@@ -366,6 +405,9 @@ func testConcurrent(t *testing.T, f fetch.Fetcher, _ *fetchtest.Web, want []expe
 	if raceEnabled {
 		per = max(1, len(want)/4)
 	}
+	if want[0].rendered {
+		per = len(want)/workers + 1
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failures []string
@@ -374,7 +416,7 @@ func testConcurrent(t *testing.T, f fetch.Fetcher, _ *fetchtest.Web, want []expe
 			for i := range per {
 				x := want[(i+w*5)%len(want)]
 				resp, err := get(f, x.url, "")
-				if err != nil || resp.Status != x.status || !bytes.Equal(resp.Body, x.body) {
+				if err != nil || resp.Status != x.status || !sameBody(x, resp) {
 					mu.Lock()
 					failures = append(failures, fmt.Sprintf("%s: %s, %v", x.url, summary(resp), err))
 					mu.Unlock()

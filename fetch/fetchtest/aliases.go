@@ -515,7 +515,7 @@ func (w *Web) Canonical(rawURL string) (string, bool) {
 	switch rt := w.route(h, path, q); rt.kind {
 	case routeAlias:
 		return w.aliasURL(rt.page), true
-	case routePage, routeCharset, routeJavadoc:
+	case routePage, routeCharset, routeJavadoc, routeScript:
 		return w.URL(h.name, pathQuery(path, q)), true
 	}
 	return "", false

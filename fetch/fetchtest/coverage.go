@@ -15,6 +15,16 @@ import (
 // not expected, e.g. the URLs a crawler's filters refuse by design, such as
 // images. Sorted; empty when the crawl was complete. O(log + pages + links).
 func (w *Web) Missed(agent string, skip func(rawURL string) bool, seeds ...string) []string {
+	return w.missed(w.Reachable(agent, seeds...), skip)
+}
+
+// MissedRendered is Missed for a crawl that renders pages: it expects
+// the pages of ReachableRendered, those only scripts link to included.
+func (w *Web) MissedRendered(agent string, skip func(rawURL string) bool, seeds ...string) []string {
+	return w.missed(w.ReachableRendered(agent, seeds...), skip)
+}
+
+func (w *Web) missed(reachable []string, skip func(rawURL string) bool) []string {
 	requested := make(map[string]bool)
 	for _, r := range w.Log() {
 		u := &url.URL{Scheme: "http", Host: r.Host + ":" + w.Port()}
@@ -40,7 +50,7 @@ func (w *Web) Missed(agent string, skip func(rawURL string) bool, seeds ...strin
 		}
 	}
 	var missed []string
-	for _, u := range w.Reachable(agent, seeds...) {
+	for _, u := range reachable {
 		if requested[u] || (skip != nil && skip(u)) {
 			continue
 		}

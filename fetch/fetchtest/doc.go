@@ -73,6 +73,18 @@
 //	               syndicated /wire/ story naming h000's home page
 //	               (another site); RelCanonical says what each names;
 //	               only with Config.Canonicals
+//	app            ScriptApp: a web application whose pages a script fills
+//	               from /data/N.json (fetch() in the shared /app.js, or
+//	               XMLHttpRequest inline): content and links exist only
+//	               after rendering (RenderedLinks, ReachableRendered,
+//	               RenderOnly); robots.txt forbids the /private/track.js
+//	               /app.js inserts; AppLoop, AppHang and AppHeavy never
+//	               finish, wait for an answer that never comes, or eat
+//	               memory; only with Config.Scripts
+//	shop           Shop: products with name, price and tags in microdata,
+//	               half in the HTML, half written by /shop.js from JSON,
+//	               and category lists the script writes (Products); only
+//	               with Config.Scripts
 //
 // With Config.SubdomainTrap set (say "explode.test"), one more trap lives
 // outside Config.Domain, under a registrable domain of its own, as wildcard
@@ -127,7 +139,8 @@
 //
 // # Ground truth
 //
-// Pages, PagesOf, Links, Status, Title, Reachable, Allowed, Robots,
+// Pages, PagesOf, Links, RenderedLinks, Status, Title, Reachable,
+// ReachableRendered, RenderOnly, Products, Allowed, Robots,
 // RobotsVariant, CrawlDelay, Traps, IsTrap, ExactDuplicates,
 // NearDuplicates, Canonical, ChangePeriod and Version describe the web
 // exactly; they go through the same routing and generation code as the

@@ -257,6 +257,10 @@ func (w *Web) buildSpecials() {
 	if w.cfg.Canonicals {
 		add(w.Host(Canonicals), "/", "press")
 	}
+	if w.cfg.Scripts {
+		add(w.Host(ScriptApp), "/", "web application")
+		add(w.Host(Shop), "/", "online shop")
+	}
 	if w.cfg.LinkHostile {
 		for _, p := range hostilePaths {
 			add(w.Host(Hostile), p, "download "+strings.Trim(p, "/"))

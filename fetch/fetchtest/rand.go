@@ -29,6 +29,8 @@ const (
 	tagSitemapOnly
 	tagCanon
 	tagCanonOther
+	tagApp
+	tagShop
 )
 
 func mix64(z uint64) uint64 {

@@ -95,8 +95,10 @@ func robotsOf(h *hostInfo) *robotsVariant {
 	switch h.kind {
 	case kindOrdinary, kindMirror:
 		return &robotsVariants[h.variant]
-	case kindLatin1, kindCP1252, kindAlias:
+	case kindLatin1, kindCP1252, kindAlias, kindShop:
 		return &charsetRobots
+	case kindApp:
+		return &appRobots
 	}
 	return nil
 }

@@ -10,19 +10,21 @@ import (
 type routeKind uint8
 
 const (
-	routeNotFound routeKind = iota
-	routePage               // a page of an ordinary host's model (also on mirrors)
-	routeCharset            // a page of the Latin1 or Windows1252 host
-	routeRobots             // /robots.txt and the hops of a redirected one
-	routeSitemap            // a sitemap file of an ordinary host
-	routeRedirect           // a redirect (chains, loops, robots hops)
-	routeStatus             // a fixed error status
-	routeTrap               // any page of a trap host (subdomain trap included)
-	routeHostile            // any resource of the Hostile host
-	routeRetryOK            // a /retry/N/ page of Statuses after its N failures
-	routeJavadoc            // a page of the Javadoc host
-	routeAlias              // a URL of the Aliases site that answers a page
-	routeCanon              // a URL of the Canonicals site
+	routeNotFound   routeKind = iota
+	routePage                 // a page of an ordinary host's model (also on mirrors)
+	routeCharset              // a page of the Latin1 or Windows1252 host
+	routeRobots               // /robots.txt and the hops of a redirected one
+	routeSitemap              // a sitemap file of an ordinary host
+	routeRedirect             // a redirect (chains, loops, robots hops)
+	routeStatus               // a fixed error status
+	routeTrap                 // any page of a trap host (subdomain trap included)
+	routeHostile              // any resource of the Hostile host
+	routeRetryOK              // a /retry/N/ page of Statuses after its N failures
+	routeJavadoc              // a page of the Javadoc host
+	routeAlias                // a URL of the Aliases site that answers a page
+	routeCanon                // a URL of the Canonicals site
+	routeScript               // a page of a script host (Config.Scripts)
+	routeScriptFile           // a script, style or data file of a script host
 )
 
 type route struct {
@@ -94,6 +96,16 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 	case kindCanon:
 		if j := canonRoute(h.name == w.canonMobileHost(), pq); j >= 0 {
 			return route{kind: routeCanon, status: 200, page: j}
+		}
+	case kindApp, kindShop:
+		switch {
+		case pq == "/robots.txt":
+			return route{kind: routeRobots, status: 200}
+		case rawQuery != "":
+		case h.kind == kindApp && appPage(path) >= 0, h.kind == kindShop && shopRoute(path) >= 0:
+			return route{kind: routeScript, status: 200}
+		case scriptFile(h.kind, path):
+			return route{kind: routeScriptFile, status: 200}
 		}
 	case kindRedirect:
 		return w.routeRedirect(path, rawQuery)

@@ -114,6 +114,12 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	defer bufPool.Put(buf)
 
 	switch rt.kind {
+	case routeScript, routeScriptFile:
+		path := r.URL.EscapedPath()
+		if h.kind == kindApp && w.serveApp(sw, r, path, buf) || h.kind == kindShop && w.serveShop(sw, r, path, buf) {
+			return
+		}
+		http.Error(sw, "404 page not found", http.StatusNotFound)
 	case routePage:
 		w.servePage(sw, r, h, rt.page, buf)
 	case routeCharset:

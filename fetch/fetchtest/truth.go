@@ -84,6 +84,7 @@ func (w *Web) Pages() []string {
 			out = append(out, w.canonURL(i))
 		}
 	}
+	out = append(out, w.scriptPages()...)
 	slices.Sort(out)
 	return out
 }
@@ -137,6 +138,13 @@ func (w *Web) PagesOf(host string) []string {
 				out = append(out, w.canonURL(i))
 			}
 		}
+	case kindApp, kindShop:
+		prefix := w.base(h.name)
+		for _, u := range w.scriptPages() {
+			if strings.HasPrefix(u, prefix+"/") {
+				out = append(out, u)
+			}
+		}
 	}
 	return out
 }
@@ -151,7 +159,16 @@ func (w *Web) PagesOf(host string) []string {
 // schemes (mailto:, javascript:, tel:, which some pages carry) are not links. For a redirect it returns the Location target.
 // It returns nil for URLs that are not pages or redirects, and for trap
 // pages (whose links are generated endlessly; see Traps).
-func (w *Web) Links(pageURL string) []string {
+func (w *Web) Links(pageURL string) []string { return w.links(pageURL, false) }
+
+// RenderedLinks returns the out-links of pageURL as a browser sees them
+// once the page's scripts have run (in the same form as Links): the links
+// of its HTML, and on the hosts of Config.Scripts those its scripts write
+// too. Elsewhere it equals Links: the javadoc pages' scripts write the
+// very links their <NOSCRIPT> holds.
+func (w *Web) RenderedLinks(pageURL string) []string { return w.links(pageURL, true) }
+
+func (w *Web) links(pageURL string, rendered bool) []string {
 	h, path, q, ok := w.locate(pageURL)
 	if !ok {
 		return nil
@@ -178,6 +195,12 @@ func (w *Web) Links(pageURL string) []string {
 		links = w.aliasLinks(rt.page)
 	case routeCanon:
 		links = w.canonLinks(rt.page)
+	case routeScript:
+		links, _ = w.scriptLinks(h, path, false)
+		if rendered {
+			more, _ := w.scriptLinks(h, path, true)
+			links = append(links, more...)
+		}
 	case routeRedirect:
 		links = []link{{href: rt.location}}
 	default:
@@ -302,6 +325,31 @@ func (w *Web) CrawlDelay(host string) time.Duration {
 // canonical URL, however many of its aliases the links reach. Sorted.
 // O(pages + links).
 func (w *Web) Reachable(agent string, seeds ...string) []string {
+	return w.reachable(agent, false, seeds)
+}
+
+// ReachableRendered is Reachable for a crawler that renders every page,
+// following RenderedLinks instead of Links: on the hosts of
+// Config.Scripts it reaches the pages only scripts link to.
+func (w *Web) ReachableRendered(agent string, seeds ...string) []string {
+	return w.reachable(agent, true, seeds)
+}
+
+// RenderOnly returns the pages ReachableRendered finds and Reachable
+// does not: those a crawler finds only by running the pages' scripts.
+// Sorted; empty without Config.Scripts.
+func (w *Web) RenderOnly(agent string, seeds ...string) []string {
+	static := w.Reachable(agent, seeds...)
+	var out []string
+	for _, u := range w.ReachableRendered(agent, seeds...) {
+		if _, found := slices.BinarySearch(static, u); !found {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func (w *Web) reachable(agent string, rendered bool, seeds []string) []string {
 	if len(seeds) == 0 {
 		seeds = w.Seeds()
 	}
@@ -327,7 +375,7 @@ func (w *Web) Reachable(agent string, seeds ...string) []string {
 			continue
 		}
 		switch rt := w.route(h, path, q); rt.kind {
-		case routePage, routeCharset, routeJavadoc, routeCanon:
+		case routePage, routeCharset, routeJavadoc, routeCanon, routeScript:
 			out = append(out, u)
 		case routeAlias:
 			if c := w.aliasURL(rt.page); !listed[c] {
@@ -338,7 +386,7 @@ func (w *Web) Reachable(agent string, seeds ...string) []string {
 		default:
 			continue
 		}
-		for _, l := range w.Links(u) {
+		for _, l := range w.links(u, rendered) {
 			push(l)
 		}
 	}
@@ -422,6 +470,8 @@ func (w *Web) Title(rawURL string) string {
 		return w.aliasTitle(rt.page)
 	case routeCanon:
 		return w.canonTitle(rt.page)
+	case routeScript:
+		return w.scriptTitle(h, path)
 	}
 	return ""
 }

@@ -178,6 +178,18 @@ type Config struct {
 	// Default false: no such host.
 	Members bool
 
+	// Scripts adds two hosts whose pages need scripts to show their
+	// content and links, both linked from h000's home page: the web
+	// application app.<Domain> (see ScriptApp), whose every page but the
+	// home page only scripts lead to, and the shop shop.<Domain> (see
+	// Shop), half of whose product pages carry their product in their
+	// HTML and half get it from a script. Pages lists their pages; Links
+	// and Reachable see what a crawler that runs no scripts sees, and
+	// RenderedLinks, ReachableRendered and RenderOnly what a browser
+	// sees. Scripts, styles and data files are not pages. Default false:
+	// no such hosts.
+	Scripts bool
+
 	// Addr is the listen address. Default "127.0.0.1:0" (a random free
 	// port on loopback).
 	Addr string
@@ -291,6 +303,8 @@ const (
 	kindAlias     // the Aliases host and its www alias
 	kindMembers   // the login-protected Members host
 	kindCanon     // the Canonicals host and its mobile host
+	kindApp       // the ScriptApp host (Config.Scripts)
+	kindShop      // the Shop host (Config.Scripts)
 )
 
 // hostInfo is what NewWeb knows about a host without generating its pages.
@@ -561,6 +575,10 @@ func (w *Web) generate() {
 		for _, name := range []string{w.Host(Canonicals), w.canonMobileHost()} {
 			w.byName[name] = &hostInfo{name: name, kind: kindCanon}
 		}
+	}
+	if c.Scripts {
+		w.byName[w.Host(ScriptApp)] = &hostInfo{name: w.Host(ScriptApp), kind: kindApp}
+		w.byName[w.Host(Shop)] = &hostInfo{name: w.Host(Shop), kind: kindShop}
 	}
 	for name := range w.byName {
 		w.names = append(w.names, name)
