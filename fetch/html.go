@@ -48,7 +48,8 @@ type HTML struct {
 	// Scripting parses as a browser with scripting enabled: the content of
 	// <noscript> is raw text, hidden, and its links are not extracted.
 	// Default false: the content of <noscript> is markup, as a browser
-	// with scripting disabled (a crawler) parses it.
+	// with scripting disabled (a crawler) parses it. Parse sets it for a
+	// Response that is Rendered.
 	Scripting bool
 }
 
@@ -63,7 +64,15 @@ func (p *HTML) Parse(resp *Response) (*Document, error) {
 	if resp.URL == nil {
 		return nil, &Error{Op: "parse", Kind: KindBadURL, Err: ErrScheme}
 	}
-	d := p.ParseBytes(resp.Body, resp.URL)
+	pp := p
+	if resp.Rendered && !p.Scripting {
+		// The DOM a browser left ran its scripts: <noscript> is text
+		// there, as the browser read it.
+		q := *p
+		q.Scripting = true
+		pp = &q
+	}
+	d := pp.ParseBytes(resp.Body, resp.URL)
 	d.Truncated = d.Truncated || resp.Truncated
 	if resp.Header != nil {
 		for _, v := range resp.Header.Values("X-Robots-Tag") {

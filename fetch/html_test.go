@@ -364,3 +364,23 @@ func TestLookupTag(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRenderedScripting: a rendered response is the DOM of a browser
+// that ran scripts, where <noscript> is text; a static one is parsed as a
+// crawler reads it, <noscript> links included.
+func TestParseRenderedScripting(t *testing.T) {
+	u, _ := url.Parse("http://a.test/")
+	body := []byte(`<html><body><noscript><a href="/static-only">s</a></noscript><a href="/both">b</a></body></html>`)
+	for _, tc := range []struct {
+		rendered bool
+		want     int
+	}{{false, 2}, {true, 1}} {
+		d, err := (&HTML{}).Parse(&Response{URL: u, Status: 200, Body: body, ContentType: "text/html", Rendered: tc.rendered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Links) != tc.want {
+			t.Errorf("rendered %v: %d links %v, want %d", tc.rendered, len(d.Links), d.Links, tc.want)
+		}
+	}
+}
