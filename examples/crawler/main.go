@@ -184,6 +184,11 @@ type options struct {
 	Replicas       int           `json:"replicas,omitempty"`
 	Lease          dur           `json:"lease,omitempty"`
 	HandoffGap     dur           `json:"handoff_gap,omitempty"`
+	Render         string        `json:"render,omitempty"`
+	RenderTabs     int           `json:"render_tabs,omitempty"`
+	RenderTimeout  dur           `json:"render_timeout,omitempty"`
+	Chromium       string        `json:"chromium,omitempty"`
+	ThirdParty     bool          `json:"third_party,omitempty"`
 
 	// Not saved: they are about this process, not the crawl.
 	out     string
@@ -253,6 +258,12 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.Replicas, "replicas", o.Replicas, "in a distributed crawl, keep the URL inboxes on this many NATS servers (3 on a cluster of 3 or more survives the loss of one; 0 or 1: one copy)")
 	fs.Var(&o.Lease, "lease", "in a distributed crawl, discover the members instead of -nodes: a node silent this long is dead and its shards move to the others with their queues (e.g. 5s; 0: the static -nodes list)")
 	fs.Var(&o.HandoffGap, "handoff-gap", "with -lease, wait this long after a shard's previous owner released it or died before contacting its hosts (default 1s)")
+	// Rendering in headless Chromium (render.go).
+	fs.StringVar(&o.Render, "render", o.Render, "run pages' scripts in headless Chromium before reading them: off, adaptive (pages with little text and scripts), always, hosts=H,H... or pattern=REGEXP")
+	fs.IntVar(&o.RenderTabs, "render-tabs", o.RenderTabs, "with -render: browser tabs open at once")
+	fs.Var(&o.RenderTimeout, "render-timeout", "with -render: a page's deadline in the browser")
+	fs.StringVar(&o.Chromium, "chromium", o.Chromium, "with -render: the Chromium or Chrome binary (default: $CRAWLKIT_CHROMIUM, or chromium on $PATH)")
+	fs.BoolVar(&o.ThirdParty, "third-party", o.ThirdParty, "with -render: let the browser request other hosts than the page's, each waiting for its host's turn (robots.txt and politeness hold)")
 	o.sess.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: crawler -demo | -seeds URL[,URL...] [flags] | -out DIR -resume [flags]\n\nflags:\n")
@@ -266,7 +277,8 @@ func defaults() options {
 	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
 		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16, TrapHosts: 10,
 		Sitemaps: true, Canonical: crawlkit.CanonicalSameDomain.String(),
-		Backoff: dur(time.Minute), BackoffMax: dur(24 * time.Hour)}
+		Backoff: dur(time.Minute), BackoffMax: dur(24 * time.Hour),
+		Render: "off", RenderTabs: 2, RenderTimeout: dur(15 * time.Second)}
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -339,6 +351,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"-node and -nodes need -nats URL or -nats-embed ADDR"}
 	case o.Node != "" && o.Lease == 0 && !slices.Contains(strings.Split(o.Nodes, ","), o.Node):
 		return nil, usageError{fmt.Sprintf("-node %q is not in -nodes %q", o.Node, o.Nodes)}
+	}
+	if _, err := renderPolicy(o.Render); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if o.RenderTabs < 1 || o.RenderTimeout <= 0 {
+		return nil, usageError{"-render-tabs must be at least 1 and -render-timeout positive"}
 	}
 	if _, err := crawlkit.ParseCanonicalPolicy(o.Canonical); err != nil {
 		return nil, usageError{fmt.Sprintf("-canonical %q: want domain, host, any or off", o.Canonical)}
@@ -641,6 +659,10 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		defer sc.Close()
 	}
 
+	rend, err := setRender(&cfg, o)
+	if err != nil {
+		return err
+	}
 	c, err := crawlkit.New(cfg)
 	if err != nil {
 		return err
@@ -673,6 +695,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s", stats.Summary())
+	rend.report(stdout, stats)
 	if err := writeRules(stdout, c, out); err != nil {
 		return err
 	}
@@ -721,7 +744,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if demo != nil && !o.resume {
 		// The simulated web's request log holds this run's requests
 		// only: the check means something for a demo crawled in one.
-		demo.check(stdout, o.Agent)
+		demo.check(stdout, o.Agent, rend != nil)
 	}
 	pending := 0
 	if out != nil && stats.Frontier.Pending() > 0 {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"github.com/crawlkit/crawlkit/fetch/render"
 	"io"
 	"os"
 	"os/exec"
@@ -291,5 +293,63 @@ func TestParserFor(t *testing.T) {
 	o, _ := parseFlags([]string{"-seeds", "http://a.test/", "-main-text", "-detect-lang"}, io.Discard)
 	if lp, ok := parserFor(o).(*lang.Parser); !ok || fmt.Sprintf("%T", lp.Parser) != "*fetch.MainTextParser" {
 		t.Errorf("-main-text -detect-lang: %#v, want language detection over the main text", parserFor(o))
+	}
+}
+
+// TestDemoRender crawls the demo web with its script-built application
+// and shop, rendering where the adaptive policy says: every page is found,
+// those only scripts link to included, and the browser's requests keep
+// robots.txt and one request at a time per host.
+func TestDemoRender(t *testing.T) {
+	if render.FindBrowser() == "" {
+		t.Skip("no Chromium or Chrome found (install Debian's chromium package, or set CRAWLKIT_CHROMIUM): -render is not tested")
+	}
+	if testing.Short() {
+		t.Skip("-short: a crawl in a browser")
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-demo", "-demo-hosts", "6", "-demo-pages", "4", "-workers", "8", "-delay-factor", "1", "-quiet",
+		"-render", "adaptive", "-render-tabs", "2"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	report := stdout.String()
+	for _, want := range []string{"robots.txt violations: 0;", "most concurrent requests to one host: 1", "rendering: "} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	var found, expected, rendered int
+	if i := strings.Index(report, "ground truth: "); i < 0 {
+		t.Fatalf("no ground truth line:\n%s", report)
+	} else if _, err := fmt.Sscanf(report[i:], "ground truth: %d of the %d pages", &found, &expected); err != nil || found != expected || expected == 0 {
+		t.Errorf("found %d of %d reachable pages (%v)", found, expected, err)
+	}
+	if i := strings.Index(report, "rendering: "); i >= 0 {
+		if _, err := fmt.Sscanf(report[i:], "rendering: %d pages rendered", &rendered); err != nil || rendered == 0 {
+			t.Errorf("rendered %d pages (%v):\n%s", rendered, err, report)
+		}
+	}
+}
+
+func TestRenderFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"-render", "adaptive"}, true},
+		{[]string{"-render", "always", "-render-tabs", "4", "-render-timeout", "5s"}, true},
+		{[]string{"-render", "hosts=a.test,.b.test"}, true},
+		{[]string{"-render", "pattern=/app/"}, true},
+		{[]string{"-render", "sometimes"}, false},
+		{[]string{"-render", "hosts="}, false},
+		{[]string{"-render", "pattern=("}, false},
+		{[]string{"-render", "always", "-render-tabs", "0"}, false},
+	} {
+		_, err := parseFlags(append([]string{"-seeds", "http://a.test/"}, tc.args...), io.Discard)
+		var ue usageError
+		if tc.ok && err != nil || !tc.ok && !errors.As(err, &ue) {
+			t.Errorf("%q: %v", tc.args, err)
+		}
 	}
 }

@@ -44,6 +44,9 @@ func startDemo(o *options) (*demoWeb, error) {
 		// Pages only sitemaps list, and a site of rel=canonical aliases.
 		SitemapOnly: true,
 		Canonicals:  true,
+		// With -render, a web application and a shop whose pages only
+		// scripts fill in.
+		Scripts: o.Render != "" && o.Render != "off",
 	})
 	srv, err := dnstest.NewServer(dnstest.Config{})
 	if err != nil {
@@ -92,7 +95,7 @@ func (d *demoWeb) Close() {
 
 // check compares the crawl with the simulated web's ground truth, as seen
 // in its request log.
-func (d *demoWeb) check(w io.Writer, agent string) {
+func (d *demoWeb) check(w io.Writer, agent string, rendered bool) {
 	log := d.web.Log()
 	maxConc := 0
 	for _, n := range fetchtest.MaxConcurrency(log) {
@@ -106,13 +109,18 @@ func (d *demoWeb) check(w io.Writer, agent string) {
 		pu, err := url.Parse(u)
 		return err != nil || filters.Filter(pu) != nil
 	}
+	reachable, missed := d.web.Reachable, d.web.Missed
+	if rendered {
+		// A crawl that renders reaches the pages only scripts link to.
+		reachable, missed = d.web.ReachableRendered, d.web.MissedRendered
+	}
 	expected := 0
-	for _, u := range d.web.Reachable(agent, d.web.Seeds()...) {
+	for _, u := range reachable(agent, d.web.Seeds()...) {
 		if !skip(u) {
 			expected++
 		}
 	}
-	found := expected - len(d.web.Missed(agent, skip))
+	found := expected - len(missed(agent, skip))
 	fmt.Fprintf(w, "\nground truth: %d of the %d pages reachable under robots.txt (traps and non-pages aside) were found, in %d requests; robots.txt violations: %d; most concurrent requests to one host: %d\n",
 		found, expected, len(log), len(d.web.RobotsViolations(agent)), maxConc)
 	// The pages only sitemaps list: found when they, or a mirror's copy,
