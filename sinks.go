@@ -613,7 +613,7 @@ func (s IndexSink) Write(_ context.Context, p *Page) error {
 	if p.Document == nil || p.Document.NoIndex || p.Canonical != "" {
 		return nil
 	}
-	_, err := s.Shard.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
+	_, err := s.Shard.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text, Lang: p.Document.Lang})
 	return err
 }
 
@@ -635,7 +635,7 @@ func (s *IndexDirSink) Write(_ context.Context, p *Page) error {
 	if p.Document == nil || p.Document.NoIndex || p.Canonical != "" {
 		return nil
 	}
-	return s.Dir.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
+	return s.Dir.Add(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text, Lang: p.Document.Lang})
 }
 
 // Prepare implements PreparingSink: the page's text is analysed
@@ -644,7 +644,7 @@ func (s *IndexDirSink) Prepare(_ context.Context, p *Page) (Prepared, error) {
 	if p.Document == nil || p.Document.NoIndex || p.Canonical != "" {
 		return preparedNothing{}, nil
 	}
-	d, err := s.Dir.Prepare(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text})
+	d, err := s.Dir.Prepare(index.Document{URL: p.URL, Title: p.Document.Title, Text: p.Document.Text, Lang: p.Document.Lang})
 	if err != nil {
 		return nil, err
 	}

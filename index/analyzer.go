@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -15,6 +16,12 @@ import (
 type Analyzer struct {
 	// Stop, when non-nil, holds terms (already lowercase) that are dropped.
 	Stop map[string]struct{}
+	// StopByLang holds stop words by language (a lowercase ISO 639-1
+	// code, as StopWords): a document whose Lang (its primary subtag)
+	// has a set here loses those words instead of Stop's. A query loses
+	// the words of Stop and of every set here, so that a word dropped
+	// from some documents never makes a query miss them.
+	StopByLang map[string]map[string]struct{}
 	// MaxTermLen drops longer terms (in bytes); 0 means 64. Long tokens are
 	// almost always junk (base64, hashes) and bloat the dictionary.
 	MaxTermLen int
@@ -35,9 +42,92 @@ func stopSet(words ...string) map[string]struct{} {
 	return m
 }
 
+// StopWords are stop-word sets by language for Analyzer.StopByLang: the
+// articles, pronouns, prepositions, conjunctions and auxiliaries of
+// English (EnglishStopWords), German, French, Spanish, Italian, Dutch and
+// Portuguese, lowercase.
+var StopWords = map[string]map[string]struct{}{
+	"en": EnglishStopWords,
+	"de": stopSet("der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "einem", "einen",
+		"und", "oder", "aber", "ist", "sind", "war", "wird", "werden", "hat", "haben", "nicht", "mit", "von",
+		"zu", "zum", "zur", "im", "in", "auf", "an", "am", "für", "aus", "bei", "nach", "über", "als", "auch",
+		"es", "sie", "er", "wir", "ich", "sich", "dass", "wie", "so", "noch", "nur"),
+	"fr": stopSet("le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "et", "ou", "mais", "est", "sont",
+		"été", "être", "a", "ont", "au", "aux", "en", "dans", "par", "pour", "sur", "avec", "sans", "ne", "pas",
+		"plus", "que", "qui", "ce", "cette", "ces", "il", "elle", "ils", "elles", "nous", "vous", "je", "se",
+		"son", "sa", "ses", "leur", "leurs", "y"),
+	"es": stopSet("el", "la", "los", "las", "un", "una", "unos", "unas", "y", "o", "pero", "es", "son", "fue",
+		"ser", "está", "de", "del", "al", "a", "en", "por", "para", "con", "sin", "sobre", "no", "que", "se",
+		"lo", "le", "les", "su", "sus", "como", "más", "este", "esta", "estos", "estas", "ese", "esa", "él",
+		"ella", "ellos", "nosotros", "yo", "ha", "han"),
+	"it": stopSet("il", "lo", "la", "i", "gli", "le", "l", "un", "uno", "una", "e", "o", "ma", "è", "sono",
+		"era", "essere", "di", "del", "della", "dei", "delle", "a", "al", "alla", "da", "in", "nel", "nella",
+		"con", "su", "per", "tra", "fra", "non", "che", "si", "ci", "come", "più", "questo", "questa", "suo",
+		"sua", "lui", "lei", "loro", "noi", "io", "ha", "hanno"),
+	"nl": stopSet("de", "het", "een", "en", "of", "maar", "is", "zijn", "was", "waren", "wordt", "worden",
+		"heeft", "hebben", "niet", "met", "van", "te", "tot", "in", "op", "aan", "voor", "uit", "bij", "naar",
+		"over", "als", "ook", "dat", "die", "dit", "deze", "er", "hij", "zij", "ze", "wij", "we", "ik", "zich",
+		"om", "door", "nog", "dan"),
+	"pt": stopSet("o", "a", "os", "as", "um", "uma", "uns", "umas", "e", "ou", "mas", "é", "são", "foi",
+		"ser", "está", "de", "do", "da", "dos", "das", "em", "no", "na", "nos", "nas", "por", "para", "com",
+		"sem", "sobre", "não", "que", "se", "seu", "sua", "seus", "suas", "como", "mais", "este", "esta",
+		"ele", "ela", "eles", "nós", "eu", "ao", "aos"),
+}
+
 // Terms appends the terms of text to dst and returns it, in text order with
-// repetitions (term frequency is the number of occurrences).
+// repetitions (term frequency is the number of occurrences), dropping the
+// words of Stop.
 func (a *Analyzer) Terms(dst []string, text string) []string {
+	var stop map[string]struct{}
+	if a != nil {
+		stop = a.Stop
+	}
+	return a.terms(dst, text, func(t string) bool { _, ok := stop[t]; return ok })
+}
+
+// DocTerms is Terms for the text of a document in language lang (a BCP 47
+// tag such as "de" or "pt-BR", "" if unknown): it drops the words of
+// StopByLang for lang's primary subtag when there is such a set, those of
+// Stop otherwise.
+func (a *Analyzer) DocTerms(dst []string, text, lang string) []string {
+	if set := a.stopFor(lang); set != nil {
+		return a.terms(dst, text, func(t string) bool { _, ok := set[t]; return ok })
+	}
+	return a.Terms(dst, text)
+}
+
+// QueryTerms is Terms for a query: it drops the words of Stop and of every
+// set of StopByLang, since any of them may be missing from the documents
+// the query should find.
+func (a *Analyzer) QueryTerms(dst []string, text string) []string {
+	if a == nil || len(a.StopByLang) == 0 {
+		return a.Terms(dst, text)
+	}
+	return a.terms(dst, text, func(t string) bool {
+		if _, ok := a.Stop[t]; ok {
+			return true
+		}
+		for _, set := range a.StopByLang {
+			if _, ok := set[t]; ok {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// stopFor returns the StopByLang set of lang's primary subtag, or nil.
+func (a *Analyzer) stopFor(lang string) map[string]struct{} {
+	if a == nil || len(a.StopByLang) == 0 || lang == "" {
+		return nil
+	}
+	if i := strings.IndexAny(lang, "-_"); i >= 0 {
+		lang = lang[:i]
+	}
+	return a.StopByLang[strings.ToLower(lang)]
+}
+
+func (a *Analyzer) terms(dst []string, text string, stop func(string) bool) []string {
 	maxLen := 64
 	if a != nil && a.MaxTermLen > 0 {
 		maxLen = a.MaxTermLen
@@ -52,10 +142,8 @@ func (a *Analyzer) Terms(dst []string, text string) []string {
 			continue
 		}
 		t := lower(text[start:end])
-		if a != nil && a.Stop != nil {
-			if _, stop := a.Stop[t]; stop {
-				continue
-			}
+		if stop(t) {
+			continue
 		}
 		dst = append(dst, t)
 	}
@@ -73,7 +161,7 @@ type termCounter struct {
 // terms; tf then holds each distinct term's frequency. The terms are
 // substrings of d: call release before keeping anything else.
 func (c *termCounter) count(an *Analyzer, d Document) uint32 {
-	c.terms = an.Terms(an.Terms(c.terms[:0], d.Title), d.Text)
+	c.terms = an.DocTerms(an.DocTerms(c.terms[:0], d.Title, d.Lang), d.Text, d.Lang)
 	if c.tf == nil {
 		c.tf = make(map[string]uint32)
 	}

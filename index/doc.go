@@ -6,8 +6,10 @@
 // A Shard maps each term to a roaring bitmap of document ids with term
 // frequencies beside it, and stores each document's URL, title and length.
 // An Analyzer segments text into words (the UAX #29 word rules for letters,
-// numbers and ideographs), lowercases them and optionally drops stop words.
-// Queries combine terms with Or or And and ask for the top k; Or queries use
+// numbers and ideographs), lowercases them and optionally drops stop words,
+// by each document's language with StopByLang (Document.Lang; StopWords has
+// seven languages' sets), in which case a query drops the stop words of
+// every language. Queries combine terms with Or or And and ask for the top k; Or queries use
 // WAND dynamic pruning over exact per-term upper bounds, so they score a
 // fraction of the postings (Result.Postings) yet return exactly the
 // exhaustive top k. Re-adding a URL replaces the document (the old one goes

@@ -48,7 +48,7 @@ func (r *Reference) Add(d Document) (replaced bool, err error) {
 	if d.URL == "" {
 		return false, &Error{Op: "add", Err: ErrNoURL}
 	}
-	terms := r.an.Terms(r.an.Terms(nil, d.Title), d.Text)
+	terms := r.an.DocTerms(r.an.DocTerms(nil, d.Title, d.Lang), d.Text, d.Lang)
 	doc := &refDoc{title: d.Title, tf: make(map[string]uint32), len: uint32(len(terms))}
 	for _, t := range terms {
 		doc.tf[strings.Clone(t)]++

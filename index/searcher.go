@@ -42,7 +42,7 @@ type Query struct {
 // ParseQuery analyses text with a (nil means the zero Analyzer) and returns
 // the normalised Query.
 func ParseQuery(a *Analyzer, text string, op Op, k int) Query {
-	q := Query{Terms: a.Terms(nil, text), Op: op, K: k}
+	q := Query{Terms: a.QueryTerms(nil, text), Op: op, K: k}
 	return q.Normalize()
 }
 

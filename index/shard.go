@@ -11,6 +11,9 @@ type Document struct {
 	URL   string
 	Title string
 	Text  string
+	// Lang is the document's language (a BCP 47 tag, "" if unknown): it
+	// picks the Analyzer's stop words (Analyzer.StopByLang).
+	Lang string
 }
 
 // ShardOptions configures a Shard. The zero value is ready to use.

@@ -22,7 +22,7 @@ import (
 // incomplete or fails its checksum.
 const (
 	logMagic      = "CKLG"
-	logVersion    = 1
+	logVersion    = 2 // 2: a record may end with the document's language
 	logHeaderSize = 28
 	logRecordHead = 8
 	// maxRecord bounds a record's payload (and so a document's size).
@@ -45,7 +45,7 @@ func decodeLogHeader(b []byte) (dirID, seq uint64, err error) {
 	if string(b[:4]) != logMagic || binary.LittleEndian.Uint32(b[24:]) != crc32.Checksum(b[:24], castagnoli) {
 		return 0, 0, fmt.Errorf("%w: bad log header", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != logVersion {
+	if v := binary.LittleEndian.Uint16(b[4:]); v != logVersion && v != 1 {
 		return 0, 0, fmt.Errorf("%w: log version %d", ErrVersion, v)
 	}
 	if binary.LittleEndian.Uint16(b[6:]) != 0 {
@@ -62,6 +62,10 @@ func appendLogRecord(b []byte, d Document) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	if d.Lang != "" {
+		b = binary.AppendUvarint(b, uint64(len(d.Lang)))
+		b = append(b, d.Lang...)
+	}
 	p := b[start+logRecordHead:]
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(p)))
 	binary.LittleEndian.PutUint32(b[start+4:], crc32.Checksum(p, castagnoli))
@@ -73,6 +77,9 @@ func appendLogRecord(b []byte, d Document) []byte {
 func decodeLogPayload(p []byte) (Document, bool) {
 	d := dec{b: p}
 	doc := Document{URL: d.str(), Title: d.str(), Text: d.str()}
+	if d.err == nil && len(d.b) > 0 {
+		doc.Lang = d.str() // version 2
+	}
 	return doc, d.err == nil && len(d.b) == 0 && doc.URL != ""
 }
 

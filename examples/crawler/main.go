@@ -240,7 +240,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Var(&o.Backoff, "backoff", "a host that answers 429 or 503 without Retry-After is left alone this long, twice as long at the next time, and so on (0: retry only the URL)")
 	fs.Var(&o.BackoffMax, "backoff-max", "the longest -backoff block (within -max-delay)")
 	fs.BoolVar(&o.MainText, "main-text", o.MainText, "index a page's main content only, without navigation, sidebars and footers (fetch.MainTextParser)")
-	fs.BoolVar(&o.DetectLang, "detect-lang", o.DetectLang, "detect the language of pages that do not declare one, for pages.jsonl (fetch/lang)")
+	fs.BoolVar(&o.DetectLang, "detect-lang", o.DetectLang, "detect the language of pages that do not declare one (fetch/lang), for pages.jsonl and to index each page without its language's stop words")
 	fs.StringVar(&o.PoliteKey, "politeness-key", o.PoliteKey, "what shares a politeness gap: host (default), domain (a registrable domain's hosts) or ip (the hosts of one server address)")
 	fs.Var(&o.HostRules, "host-rule", "per host or domain: 'HOST|.DOMAIN[,delay=DUR][,max-pages=N][,max-domain-pages=N]' overrides -min-delay and the budgets there (repeatable)")
 	fs.BoolVar(&o.NoURLRules, "no-url-rules", o.NoURLRules, "do not learn URL rewrite rules from duplicates (www. aliases, neutral parameters, index.html): fetch every URL")
@@ -604,7 +604,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer lf.Close()
-		shard := index.NewShard(nil)
+		shard := index.NewShard(&index.ShardOptions{Analyzer: analyzerFor(o)})
 		cfg.Sinks = append(cfg.Sinks, crawlkit.NewLinkLog(lf), crawlkit.IndexSink{Shard: shard})
 		searcher = shard
 	}
@@ -808,4 +808,14 @@ func parserFor(o *options) fetch.Parser {
 		p = &lang.Parser{Parser: p}
 	}
 	return p
+}
+
+// analyzerFor returns the index's analyzer: with -detect-lang, each page
+// loses its language's stop words (index.StopWords), and queries the
+// stop words of every language; otherwise the zero Analyzer.
+func analyzerFor(o *options) *index.Analyzer {
+	if !o.DetectLang {
+		return nil
+	}
+	return &index.Analyzer{StopByLang: index.StopWords}
 }

@@ -290,6 +290,12 @@ func TestParserFor(t *testing.T) {
 			t.Errorf("%q: parser %s, want %s", tc.args, got, tc.want)
 		}
 	}
+	if o, _ := parseFlags([]string{"-seeds", "http://a.test/", "-detect-lang"}, io.Discard); analyzerFor(o) == nil || analyzerFor(o).StopByLang == nil {
+		t.Error("-detect-lang: the index has no per-language stop words")
+	}
+	if o, _ := parseFlags([]string{"-seeds", "http://a.test/"}, io.Discard); analyzerFor(o) != nil {
+		t.Error("without -detect-lang: the index has an analyzer of its own")
+	}
 	o, _ := parseFlags([]string{"-seeds", "http://a.test/", "-main-text", "-detect-lang"}, io.Discard)
 	if lp, ok := parserFor(o).(*lang.Parser); !ok || fmt.Sprintf("%T", lp.Parser) != "*fetch.MainTextParser" {
 		t.Errorf("-main-text -detect-lang: %#v, want language detection over the main text", parserFor(o))

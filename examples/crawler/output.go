@@ -105,7 +105,7 @@ func (out *output) configure(cfg *crawlkit.Config, o *options) error {
 		return err
 	}
 	out.sinks = append(out.sinks, pages)
-	if out.index, err = index.OpenDir(filepath.Join(out.dir, "index"), nil); err != nil {
+	if out.index, err = index.OpenDir(filepath.Join(out.dir, "index"), &index.DirOptions{Analyzer: analyzerFor(o)}); err != nil {
 		return err
 	}
 	out.sinks = append(out.sinks, &crawlkit.IndexDirSink{Dir: out.index})

@@ -148,7 +148,7 @@ func expectedPostings(docs []index.Document) map[string][]posting {
 	out := map[string][]posting{}
 	var terms []string
 	for i, d := range docs {
-		terms = an.Terms(an.Terms(terms[:0], d.Title), d.Text)
+		terms = an.DocTerms(an.DocTerms(terms[:0], d.Title, d.Lang), d.Text, d.Lang)
 		tf := map[string]uint32{}
 		for _, term := range terms {
 			tf[term]++
