@@ -44,6 +44,14 @@ type Options struct {
 	// hosts: the politeness gap across the handoff. It should be at least
 	// the crawl's longest politeness gap. Default 1 s.
 	HandoffGap time.Duration
+	// StateDir, with Lease, keeps this node's copy of its shards' state
+	// (pending URLs, URL-seen set, host records) and the crawler's
+	// frontier queues in a crawl database (package crawldb) in this
+	// directory instead of memory, so that a node holds millions of
+	// pending URLs in bounded memory. The journals stay the durable
+	// record: the directory is emptied at every start. Default "": memory,
+	// about 200 bytes per pending URL.
+	StateDir string
 	// CompactAfter is, with Lease, how many records a shard's journal
 	// holds before its owner replaces them with a snapshot of the
 	// shard's state, so that a node claiming the shard replays its state
@@ -349,7 +357,7 @@ func (n *Node) Configure(cfg *crawlkit.Config) {
 	cfg.Splitter = n.splitter
 	cfg.ContentSeen = n.content
 	if n.shards != nil {
-		cfg.State = n.shards.state
+		cfg.State = n.shards.state.crawlState()
 		n.mu.Lock()
 		n.config = configFingerprint(n.ring.Shards(), cfg)
 		n.mu.Unlock()
@@ -681,6 +689,10 @@ func (n *Node) shutdown(ctx context.Context, farewell bool) error {
 	}
 	if n.members != nil && n.started && farewell && !n.crashed.Load() {
 		n.handOver()
+	}
+	if n.shards != nil && n.opts.StateDir != "" {
+		// The local copy is rebuilt from the journals at the next start.
+		errs = append(errs, n.shards.state.inner.Close(), os.RemoveAll(n.opts.StateDir))
 	}
 	if n.splitter != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), n.opts.RequestTimeout)

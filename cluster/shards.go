@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/crawldb"
 	"github.com/crawlkit/crawlkit/frontier"
 )
 
@@ -79,7 +81,19 @@ func openShards(ctx context.Context, n *Node, t *NATS) (*shards, error) {
 	s := &shards{n: n, js: t.js, stream: st, prefix: t.opts.Prefix, gap: n.opts.HandoffGap,
 		st: make([]shardSlot, n.ring.Shards()), freeAt: map[int]time.Time{}}
 	s.cond = sync.NewCond(&s.mu)
-	s.state = &ShardState{s: s}
+	s.state = &ShardState{s: s, inner: &crawlkit.MemState{}}
+	if dir := n.opts.StateDir; dir != "" {
+		// A local copy, rebuilt from the journals: what a previous run
+		// left there is stale.
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, &Error{Op: "state dir", Subject: dir, Err: err}
+		}
+		db, err := crawldb.Open(dir, &crawldb.Options{SyncInterval: -1})
+		if err != nil {
+			return nil, &Error{Op: "state dir", Subject: dir, Err: err}
+		}
+		s.state.inner = db
+	}
 	return s, nil
 }
 
@@ -533,7 +547,7 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 // the node. Safe for concurrent use.
 type ShardState struct {
 	s     *shards
-	inner crawlkit.MemState
+	inner crawlkit.State // a crawlkit.MemState, or a crawldb.DB with Options.StateDir
 
 	mu     sync.Mutex
 	loaded bool
@@ -559,6 +573,24 @@ func (st *ShardState) Lookup(ctx context.Context, q *crawlkit.Lookup) error {
 
 // Close implements crawlkit.State.
 func (st *ShardState) Close() error { return st.inner.Close() }
+
+// diskShardState is a ShardState whose local copy is a crawl database
+// (Options.StateDir): the crawler's frontier queues go to the same
+// directory, so pending URLs take disk, not memory.
+type diskShardState struct{ *ShardState }
+
+// QueueStore implements crawlkit.QueueStorer.
+func (d diskShardState) QueueStore() (frontier.Store, error) {
+	return d.inner.(crawlkit.QueueStorer).QueueStore()
+}
+
+// crawlState is the State Configure gives the crawler.
+func (st *ShardState) crawlState() crawlkit.State {
+	if _, ok := st.inner.(crawlkit.QueueStorer); ok {
+		return diskShardState{st}
+	}
+	return st
+}
 
 // Commit implements crawlkit.State: each owned shard's part is journaled,
 // then the whole Txn applied in memory.
