@@ -635,6 +635,11 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 			// The node's share of the content fingerprints survives a
 			// restart with the rest of the crawl.
 			nopts.ContentLog = filepath.Join(out.dir, "content.log")
+			if o.Lease > 0 {
+				// The node's copy of its shards' state and its frontier
+				// on disk: bounded memory however many URLs are pending.
+				nopts.StateDir = filepath.Join(out.dir, "shards")
+			}
 		}
 		node, err = cluster.NewNode(ctx, nopts)
 		if err != nil {
