@@ -87,7 +87,12 @@ const (
 )
 
 // fpStore is a node's partition: fingerprint → first URL.
-type fpStore struct{ dedup.ExactContent }
+type fpStore struct {
+	dedup.ExactContent
+	// onNew, if set, is told of every fingerprint recorded for the first
+	// time (a member journals it with its shard). Set before use.
+	onNew func(fp uint64, url string)
+}
 
 // testAndAdd records fp at url unless present; it returns the URL fp was
 // first seen at (url itself for a retried lookup of the same document).
@@ -96,7 +101,21 @@ func (s *fpStore) testAndAdd(fp uint64, url string) (string, bool, error) {
 	if known && first != url {
 		return first, true, nil
 	}
+	if !known && s.onNew != nil {
+		s.onNew(fp, url)
+	}
 	return "", false, err
+}
+
+// adopt records the fingerprints of a partition this node takes over
+// (journaled already: onNew is not told).
+func (c *Content) adopt(fps map[uint64]string) error {
+	for fp, u := range fps {
+		if _, _, err := c.store.Record(fp, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lookup is one batch of lookups for one owner.

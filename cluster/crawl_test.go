@@ -121,6 +121,8 @@ type testCluster struct {
 	dups  dupLog
 	// config, if set, changes every crawler's configuration.
 	config func(*crawlkit.Config)
+	// created, if set, sees every node before it starts.
+	created func(name string, nd *Node)
 
 	mu     sync.Mutex
 	nodes  map[string]*Node
@@ -169,6 +171,9 @@ func (tc *testCluster) start(name, dir string) {
 	nd, err := NewNode(context.Background(), &o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tc.created != nil {
+		tc.created(name, nd)
 	}
 	cfg := crawlConfig(tc.web, "crawlkit-"+name)
 	var state *crawldb.DB

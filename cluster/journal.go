@@ -43,6 +43,15 @@ type shardRecord struct {
 	inc   uint64
 	flags byte         // recSnapshot: snapFirst, snapFinal
 	txn   crawlkit.Txn // recData and recSnapshot: Add, Put, Done and Keys (host keys)
+	// fps are content fingerprints of the shard's partition (Content)
+	// first seen at the given URLs: recData and recSnapshot.
+	fps []fpEntry
+}
+
+// fpEntry is a content fingerprint and the URL it was first seen at.
+type fpEntry struct {
+	fp  uint64
+	url string
 }
 
 // appendShardRecord appends the encoding of r to b.
@@ -95,6 +104,14 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 		b = binary.AppendVarint(b, int64(d.Backoff.Level))
 		b = binary.AppendVarint(b, int64(d.Backoff.Failures))
 		b = binary.AppendVarint(b, unixNano(d.Backoff.Last))
+	}
+	if len(r.fps) > 0 {
+		// A trailing section, absent from records without fingerprints.
+		b = binary.AppendUvarint(b, uint64(len(r.fps)))
+		for _, e := range r.fps {
+			b = binary.LittleEndian.AppendUint64(b, e.fp)
+			b = appendString(b, e.url)
+		}
 	}
 	return b, nil
 }
@@ -157,6 +174,20 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 		}
 		r.txn.Keys = append(r.txn.Keys, k)
 	}
+	if len(d.B) > 0 {
+		n := d.Count(9)
+		if n == 0 {
+			return nil, corrupt // an empty section is never written
+		}
+		for range n {
+			fp := d.Uint64()
+			u := string(d.Bytes(maxJournalItem))
+			if d.Bad {
+				return nil, corrupt
+			}
+			r.fps = append(r.fps, fpEntry{fp, u})
+		}
+	}
 	if !d.Done() || r.owner == "" {
 		return nil, corrupt
 	}
@@ -183,6 +214,7 @@ type shardImage struct {
 	seen    []string
 	pending map[string]crawlkit.Pending
 	keys    map[string]crawlkit.KeyRecord
+	fps     map[uint64]string // the shard's content fingerprints
 	// owner and inc are the writer of the last record, released whether
 	// that record gave the shard up.
 	owner    string
@@ -195,7 +227,7 @@ type shardImage struct {
 }
 
 func newShardImage() *shardImage {
-	return &shardImage{pending: map[string]crawlkit.Pending{}, keys: map[string]crawlkit.KeyRecord{}}
+	return &shardImage{pending: map[string]crawlkit.Pending{}, keys: map[string]crawlkit.KeyRecord{}, fps: map[uint64]string{}}
 }
 
 // apply replays one record, as crawlkit.MemState applies a Txn.
@@ -208,6 +240,7 @@ func (im *shardImage) apply(r *shardRecord) {
 	switch r.kind {
 	case recData:
 		im.applyTxn(&r.txn)
+		im.applyFps(r.fps)
 	case recSnapshot:
 		if r.flags&snapFirst != 0 {
 			im.snap = newShardImage()
@@ -216,9 +249,19 @@ func (im *shardImage) apply(r *shardRecord) {
 			return // chunks of a snapshot whose start was purged or lost
 		}
 		im.snap.applyTxn(&r.txn)
+		im.snap.applyFps(r.fps)
 		if r.flags&snapFinal != 0 {
-			im.seen, im.pending, im.keys = im.snap.seen, im.snap.pending, im.snap.keys
+			im.seen, im.pending, im.keys, im.fps = im.snap.seen, im.snap.pending, im.snap.keys, im.snap.fps
 			im.snap, im.records = nil, 0
+		}
+	}
+}
+
+// applyFps records fingerprints: the first URL of each stands.
+func (im *shardImage) applyFps(fps []fpEntry) {
+	for _, e := range fps {
+		if _, ok := im.fps[e.fp]; !ok {
+			im.fps[e.fp] = e.url
 		}
 	}
 }
@@ -269,6 +312,12 @@ func (im *shardImage) snapshot(chunk int) []*shardRecord {
 		cur.txn.Keys = append(cur.txn.Keys, crawlkit.KeyDelta{Key: k, Admitted: r.Admitted, Next: r.Next, Gap: r.Gap,
 			Pages: r.Pages, Alike: r.Alike, Backoff: &b})
 		if size += len(k) + 48; size >= chunk {
+			flush()
+		}
+	}
+	for fp, u := range im.fps {
+		cur.fps = append(cur.fps, fpEntry{fp, u})
+		if size += len(u) + 16; size >= chunk {
 			flush()
 		}
 	}

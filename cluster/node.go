@@ -248,6 +248,11 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 		}
 	}
 	n.content = newContent(ring, o.Name, n.meter, o.LookupBatch, o.LookupDelay, o.LookupTimeout, o.LookupHold, o.Logger)
+	if n.shards != nil {
+		// The partition's fingerprints go to the journals of their
+		// shards, and move with them.
+		n.content.store.onNew = n.shards.noteFingerprint
+	}
 	n.content.startReconciler()
 	if o.ContentLog != "" {
 		if err := n.openContentLog(o.ContentLog); err != nil {

@@ -119,8 +119,13 @@ func (r *Ring) HostOwner(host string) string { return r.ShardOwner(r.HostShard(h
 // after mixing (a different mixing from hosts', so the two partitions are
 // independent).
 func (r *Ring) FingerprintOwner(fp uint64) string {
+	return r.ShardOwner(r.FingerprintShard(fp))
+}
+
+// FingerprintShard returns the virtual shard of content fingerprint fp.
+func (r *Ring) FingerprintShard(fp uint64) int {
 	fp ^= fp >> 33
 	fp *= 0xff51afd7ed558ccd
 	fp ^= fp >> 33
-	return r.ShardOwner(int(fp % uint64(r.shards)))
+	return int(fp % uint64(r.shards))
 }

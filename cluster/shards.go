@@ -51,6 +51,9 @@ type shards struct {
 
 	compactWG   sync.WaitGroup // compactions under way
 	compactions atomic.Uint64  // snapshots written
+
+	fpBuf     map[int][]fpEntry // content fingerprints not journaled yet, by shard; under mu
+	fpFlushed time.Time         // the last flush of fpBuf, by run
 }
 
 type shardSlot struct {
@@ -176,6 +179,10 @@ func (s *shards) run(ctx context.Context) {
 	for {
 		_, changed := s.n.members.current()
 		s.step(ctx)
+		if time.Since(s.fpFlushed) >= fpFlushEvery {
+			s.flushFingerprints(ctx)
+			s.fpFlushed = time.Now()
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -236,6 +243,8 @@ func (s *shards) step(ctx context.Context) {
 // release gives shards up: no new contacts, requests in flight finished
 // and committed, then a release record in each journal.
 func (s *shards) release(ctx context.Context, list []int) {
+	// The shards' fingerprints leave with them.
+	s.flushFingerprints(ctx)
 	s.mu.Lock()
 	for _, i := range list {
 		s.st[i].releasing = true
@@ -392,6 +401,9 @@ func (s *shards) claim(ctx context.Context, list []int) {
 			im = newShardImage()
 		}
 		pend, err := s.state.adopt(ctx, im)
+		if err == nil && s.n.content != nil {
+			err = s.n.content.adopt(im.fps)
+		}
 		if err != nil {
 			// The claim record is written: give the shard up again.
 			s.n.log.Error("cluster: adopting a shard", "shard", c.shard, "err", err)
@@ -644,6 +656,11 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		r := parts[i]
 		s.mu.Lock()
 		owned, last := s.st[i].owned, s.st[i].lastSeq
+		if owned && len(s.fpBuf[i]) > 0 {
+			// The shard's new fingerprints ride with its record.
+			r.fps = s.fpBuf[i]
+			delete(s.fpBuf, i)
+		}
 		s.mu.Unlock()
 		err := errFenced
 		if owned || last > 0 {
@@ -761,4 +778,70 @@ func (st *ShardState) adopt(ctx context.Context, im *shardImage) ([]crawlkit.Pen
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// fpFlushEvery is how long a content fingerprint may wait for a record of
+// its shard to ride on before it is journaled alone: what a member killed
+// meanwhile takes with it are duplicates that go unrecognised, not pages.
+const fpFlushEvery = time.Second
+
+// fpBufMax bounds the fingerprints waiting to be journaled; past it the
+// oldest shard's are dropped (duplicates unrecognised after a takeover).
+const fpBufMax = 1 << 16
+
+// noteFingerprint queues a content fingerprint this node recorded for its
+// partition, to be journaled with its shard, so that the shard's next
+// owner knows it (Content's fpStore.onNew).
+func (s *shards) noteFingerprint(fp uint64, url string) {
+	i := s.n.ring.FingerprintShard(fp)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fpBuf == nil {
+		s.fpBuf = map[int][]fpEntry{}
+	}
+	s.fpBuf[i] = append(s.fpBuf[i], fpEntry{fp, url})
+	n := 0
+	for _, b := range s.fpBuf {
+		n += len(b)
+	}
+	if n > fpBufMax {
+		for j := range s.fpBuf {
+			if j != i {
+				delete(s.fpBuf, j)
+				break
+			}
+		}
+	}
+}
+
+// flushFingerprints journals the queued fingerprints of the shards this
+// node owns, one record per shard; those of other shards are dropped (the
+// partition moved before they could be written).
+func (s *shards) flushFingerprints(ctx context.Context) {
+	s.mu.Lock()
+	if len(s.fpBuf) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	bufs := s.fpBuf
+	s.fpBuf = nil
+	s.mu.Unlock()
+	s.writeM.Lock()
+	defer s.writeM.Unlock()
+	var list []int
+	for i := range bufs {
+		list = append(list, i)
+	}
+	parallel(len(list), func(k int) {
+		i := list[k]
+		s.mu.Lock()
+		owned, last := s.st[i].owned && !s.st[i].releasing, s.st[i].lastSeq
+		s.mu.Unlock()
+		if !owned {
+			return
+		}
+		if err := s.write(ctx, i, &shardRecord{kind: recData, fps: bufs[i]}, last); err == nil {
+			s.wrote(i)
+		}
+	})
 }
