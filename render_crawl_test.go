@@ -3,6 +3,7 @@ package crawlkit
 import (
 	"context"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,10 +34,15 @@ func TestRenderedCrawl(t *testing.T) {
 	}
 	crawl := func(rendered bool) (map[string]bool, Stats, *render.Fetcher) {
 		var rf *render.Fetcher
+		var mu sync.Mutex
 		got := map[string]bool{}
 		c := newTestCrawler(t, web, func(cfg *Config) {
 			cfg.MaxRetries = -1
-			cfg.OnPage = func(p *Page) { got[p.URL] = true }
+			cfg.OnPage = func(p *Page) { // from many workers at once
+				mu.Lock()
+				got[p.URL] = true
+				mu.Unlock()
+			}
 			if rendered {
 				cfg.WrapFetcher = func(f fetch.Fetcher) (fetch.Fetcher, error) {
 					var err error
