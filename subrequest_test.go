@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/fetch/fetchertest"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 )
 
@@ -206,4 +207,40 @@ func TestSubrequestsObeyRobotsAndPoliteness(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGateConformance runs the Gate suite on the crawl's Gate, on the
+// simulated web: the page's own host is admitted, a path its robots.txt
+// forbids and another host (without ThirdParty) are refused.
+func TestGateConformance(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 4, MeanPages: 4, ChangePeriods: []time.Duration{0}})
+	defer web.Close()
+	var host string
+	for _, h := range web.OrdinaryHosts() {
+		if !web.Allowed("crawlkit", "http://"+h+":"+web.Port()+"/private/x") {
+			host = h
+			break
+		}
+	}
+	if host == "" {
+		t.Fatal("no host of the web forbids /private/")
+	}
+	base := "http://" + host + ":" + web.Port()
+	must := func(s string) *url.URL {
+		u, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	fetchertest.RunGate(t, fetchertest.GateHarness{
+		New: func(t *testing.T) fetch.Gate {
+			c := newTestCrawler(t, web, nil)
+			t.Cleanup(c.closeAll)
+			return newGate(c, SubrequestOptions{})
+		},
+		Page:     must(base + "/"),
+		Admitted: []*url.URL{must(base + "/app.js"), must(base + "/style.css")},
+		Refused:  []*url.URL{must(base + "/private/track.js"), must("http://other.test:" + web.Port() + "/lib.js")},
+	})
 }

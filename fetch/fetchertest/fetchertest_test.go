@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -130,6 +131,47 @@ func TestSuiteCatchesBrokenFetchers(t *testing.T) {
 			}
 			if !strings.Contains(string(out), "--- FAIL: TestBrokenFetcherHelper/"+check) {
 				t.Fatalf("the suite did not fail %s for %s:\n%s", check, how, out)
+			}
+		})
+	}
+}
+
+// brokenGate admits everything, or refuses everything.
+type brokenGate struct{ refuse bool }
+
+func (g brokenGate) Admit(context.Context, *url.URL, *url.URL) (func(), error) {
+	if g.refuse {
+		return nil, errors.New("refused")
+	}
+	return func() {}, nil
+}
+
+// TestBrokenGateHelper is run by TestGateSuiteCatchesBrokenGates in a
+// child process.
+func TestBrokenGateHelper(t *testing.T) {
+	how := os.Getenv("FETCHERTEST_BROKEN_GATE")
+	if how == "" {
+		t.Skip("run by TestGateSuiteCatchesBrokenGates")
+	}
+	page, _ := url.Parse("http://a.test/")
+	own, _ := url.Parse("http://a.test/app.js")
+	other, _ := url.Parse("http://b.test/lib.js")
+	fetchertest.RunGate(t, fetchertest.GateHarness{
+		New:  func(*testing.T) fetch.Gate { return brokenGate{refuse: how == "refuses-all"} },
+		Page: page, Admitted: []*url.URL{own}, Refused: []*url.URL{other},
+	})
+}
+
+// TestGateSuiteCatchesBrokenGates checks the Gate suite: a Gate that
+// admits everything fails Refused, one that refuses everything Admitted.
+func TestGateSuiteCatchesBrokenGates(t *testing.T) {
+	for how, check := range map[string]string{"admits-all": "Refused", "refuses-all": "Admitted"} {
+		t.Run(how, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenGateHelper$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "FETCHERTEST_BROKEN_GATE="+how)
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "--- FAIL: TestBrokenGateHelper/"+check) {
+				t.Fatalf("the suite did not fail %s for a gate that %s (%v):\n%s", check, how, err, out)
 			}
 		})
 	}
