@@ -98,6 +98,7 @@ import (
 	"github.com/crawlkit/crawlkit/console"
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/fetch/lang"
 	"github.com/crawlkit/crawlkit/index"
 )
@@ -548,8 +549,13 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		cfg.PrivateSuffixes = append(cfg.PrivateSuffixes, demo.web.Domain())
 		if o.PerHost == defaults().PerHost {
 			// The default budget is for the real web; here no real host
-			// has more than demoMaxPages, so a trap stops at twice that.
-			cfg.MaxPagesPerHost = 2 * demoMaxPages(o)
+			// has more than demoMaxPages (nor than the shop's pages, when
+			// the script hosts are served), so a trap stops at twice that.
+			most := demoMaxPages(o)
+			if demo.web.Products() != nil {
+				most = max(most, 1+fetchtest.ShopCategories+fetchtest.ShopProducts, fetchtest.AppPages)
+			}
+			cfg.MaxPagesPerHost = 2 * most
 		}
 		if o.Duration == 0 {
 			cfg.MaxDuration = 50 * time.Second
