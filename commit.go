@@ -100,6 +100,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		c.commitMu.Unlock()
 		return err
 	}
+	c.txn.Sent = append(c.txn.Sent, w.sent...)
 	for _, u := range sooner {
 		// A sitemap's <lastmod> brought the revisit forward.
 		c.txn.Put = append(c.txn.Put, Pending{URL: u})
@@ -337,6 +338,7 @@ func (c *Crawler) split(ctx context.Context, w *work, cands []frontier.URL) []fr
 			}
 		} else {
 			w.t.outcomes[Sent] += uint32(len(remote))
+			w.sent = remote
 		}
 	}
 	return local

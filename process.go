@@ -28,6 +28,7 @@ type work struct {
 	archive  *fetch.Response   // a response that is not a page, for the ExchangeSinks
 	fetched  time.Time         // when the archived response's fetch started
 	subs     []*fetch.Response // the fetcher's own requests for the page (fetch.Response.Subresources), for the ExchangeSinks
+	sent     []frontier.URL    // candidates handed to the host splitter (Txn.Sent)
 	source   string            // the page whose links cands are
 	links    []string          // its out-links, for a FetchObserver
 	cands    []frontier.URL    // URLs to admit

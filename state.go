@@ -162,6 +162,12 @@ type Txn struct {
 	// learned (dust.Learner.AppendRules). A State that is not a
 	// RuleStorer ignores it: its crawl relearns them after a resume.
 	Rules []byte
+	// Sent are the URLs the page of this Txn handed to the host
+	// splitter (Config.Splitter) for other nodes, which may not be
+	// stored yet. A State whose Txns must not outlive them (a cluster
+	// member's journal) keeps them as an outbox, to send again if the
+	// process dies before the splitter stored them; others ignore them.
+	Sent []frontier.URL
 }
 
 // RuleStorer is implemented by a State that keeps the URL rewrite rules a
@@ -179,7 +185,8 @@ func (t *Txn) Reset() {
 	clear(t.Put)
 	clear(t.Done)
 	clear(t.Keys)
-	*t = Txn{Add: t.Add[:0], Put: t.Put[:0], Done: t.Done[:0], Keys: t.Keys[:0]}
+	clear(t.Sent)
+	*t = Txn{Add: t.Add[:0], Put: t.Put[:0], Done: t.Done[:0], Keys: t.Keys[:0], Sent: t.Sent[:0]}
 }
 
 // ErrStateClosed is returned by a MemState's methods after Close.

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -54,6 +55,19 @@ func (s *shards) compact(ctx context.Context, i int) error {
 	if last == 0 {
 		return nil
 	}
+	// The outboxes of the records before the snapshot may be dropped
+	// once every URL handed to the host splitter before them is stored:
+	// when, after they were written, nothing waits in the splitter. A
+	// splitter never seen empty (a failing publish) has them carried
+	// into the snapshot.
+	s.n.splitter.Flush(ctx)
+	stored := false
+	for wait := time.Now().Add(s.n.opts.RequestTimeout); time.Now().Before(wait) && ctx.Err() == nil; time.Sleep(time.Millisecond) {
+		if s.n.splitter.Buffered() == 0 {
+			stored = true
+			break
+		}
+	}
 	images, err := s.replay(ctx, map[int]uint64{i: last})
 	if err != nil {
 		return err
@@ -67,13 +81,17 @@ func (s *shards) compact(ctx context.Context, i int) error {
 	if !owned || cur == 0 {
 		return nil
 	}
+	base := len(im.out) // the outboxes up to last, stored if stored
 	if cur != last {
 		if err := s.replayInto(ctx, images, map[int]uint64{i: cur}, last+1); err != nil {
 			return err
 		}
 	}
+	if stored {
+		im.out = im.out[base:]
+	}
 	var first uint64
-	for k, r := range im.snapshot(snapshotChunk) {
+	for k, r := range im.snapshot(snapshotChunk, true) {
 		if err := s.write(ctx, i, r, s.slotSeq(i)); err != nil {
 			return err
 		}

@@ -46,7 +46,22 @@ type shardRecord struct {
 	// fps are content fingerprints of the shard's partition (Content)
 	// first seen at the given URLs: recData and recSnapshot.
 	fps []fpEntry
+	// out is the outbox of recData: the URLs the record's pages sent to
+	// other nodes through the host splitter, which a new owner sends
+	// again in case the writer died before the splitter stored them.
+	out []frontier.URL
 }
+
+// Trailing sections of recData and recSnapshot records, each a tag, a
+// count and its entries, after a byte that counts them. A recData record
+// with sections is written with the kind recDataExt (a record without
+// them is what earlier versions wrote, ending after its keys), so that a
+// cut record never reads as a whole one.
+const (
+	recDataExt      = 'E'
+	secFingerprints = 'F'
+	secOutbox       = 'O'
+)
 
 // fpEntry is a content fingerprint and the URL it was first seen at.
 type fpEntry struct {
@@ -56,7 +71,18 @@ type fpEntry struct {
 
 // appendShardRecord appends the encoding of r to b.
 func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
-	b = append(b, r.kind)
+	sections := 0
+	if len(r.fps) > 0 {
+		sections++
+	}
+	if len(r.out) > 0 {
+		sections++
+	}
+	if r.kind == recData && sections > 0 {
+		b = append(b, recDataExt)
+	} else {
+		b = append(b, r.kind)
+	}
 	b = binary.AppendUvarint(b, r.inc)
 	b = appendString(b, r.owner)
 	switch r.kind {
@@ -105,12 +131,28 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 		b = binary.AppendVarint(b, int64(d.Backoff.Failures))
 		b = binary.AppendVarint(b, unixNano(d.Backoff.Last))
 	}
+	if r.kind == recSnapshot || sections > 0 {
+		b = append(b, byte(sections))
+	}
 	if len(r.fps) > 0 {
-		// A trailing section, absent from records without fingerprints.
+		b = append(b, secFingerprints)
 		b = binary.AppendUvarint(b, uint64(len(r.fps)))
 		for _, e := range r.fps {
 			b = binary.LittleEndian.AppendUint64(b, e.fp)
 			b = appendString(b, e.url)
+		}
+	}
+	if len(r.out) > 0 {
+		b = append(b, secOutbox)
+		b = binary.AppendUvarint(b, uint64(len(r.out)))
+		for _, u := range r.out {
+			u.Anchor, u.Source = "", ""
+			mark := len(b)
+			if b, err = u.AppendBinary(b); err != nil {
+				return b, err
+			}
+			enc := append([]byte(nil), b[mark:]...)
+			b = appendString(b[:mark], string(enc))
 		}
 	}
 	return b, nil
@@ -122,6 +164,7 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 	corrupt := &Error{Op: "decode journal record", Err: ErrCorrupt}
 	d := wire.Decoder{B: data}
 	r := &shardRecord{kind: d.Byte()}
+	ext := false
 	r.inc = d.Uvarint()
 	r.owner = string(d.Bytes(maxJournalItem))
 	switch r.kind {
@@ -131,7 +174,10 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 		}
 		return r, nil
 	case recData:
+	case recDataExt:
+		r.kind, ext = recData, true
 	case recSnapshot:
+		ext = true
 		r.flags = d.Byte()
 		if r.flags&^(snapFirst|snapFinal) != 0 {
 			return nil, corrupt
@@ -174,18 +220,48 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 		}
 		r.txn.Keys = append(r.txn.Keys, k)
 	}
-	if len(d.B) > 0 {
-		n := d.Count(9)
-		if n == 0 {
-			return nil, corrupt // an empty section is never written
+	sections := 0
+	if ext {
+		sections = int(d.Byte())
+		if sections > 2 || sections == 0 && r.kind == recData {
+			return nil, corrupt
 		}
-		for range n {
-			fp := d.Uint64()
-			u := string(d.Bytes(maxJournalItem))
-			if d.Bad {
+	}
+	var last byte
+	for range sections {
+		tag := d.Byte()
+		if tag <= last {
+			return nil, corrupt // sections come once each, in order
+		}
+		last = tag
+		switch tag {
+		case secFingerprints:
+			n := d.Count(9)
+			if n == 0 {
+				return nil, corrupt // an empty section is never written
+			}
+			for range n {
+				fp := d.Uint64()
+				u := string(d.Bytes(maxJournalItem))
+				if d.Bad {
+					return nil, corrupt
+				}
+				r.fps = append(r.fps, fpEntry{fp, u})
+			}
+		case secOutbox:
+			n := d.Count(2)
+			if n == 0 {
 				return nil, corrupt
 			}
-			r.fps = append(r.fps, fpEntry{fp, u})
+			for range n {
+				var u frontier.URL
+				if enc := d.Bytes(maxJournalItem); d.Bad || u.UnmarshalBinary(enc) != nil {
+					return nil, corrupt
+				}
+				r.out = append(r.out, u)
+			}
+		default:
+			return nil, corrupt
 		}
 	}
 	if !d.Done() || r.owner == "" {
@@ -215,6 +291,7 @@ type shardImage struct {
 	pending map[string]crawlkit.Pending
 	keys    map[string]crawlkit.KeyRecord
 	fps     map[uint64]string // the shard's content fingerprints
+	out     []frontier.URL    // the outboxes of the records since the last snapshot
 	// owner and inc are the writer of the last record, released whether
 	// that record gave the shard up.
 	owner    string
@@ -241,6 +318,7 @@ func (im *shardImage) apply(r *shardRecord) {
 	case recData:
 		im.applyTxn(&r.txn)
 		im.applyFps(r.fps)
+		im.out = append(im.out, r.out...)
 	case recSnapshot:
 		if r.flags&snapFirst != 0 {
 			im.snap = newShardImage()
@@ -250,9 +328,12 @@ func (im *shardImage) apply(r *shardRecord) {
 		}
 		im.snap.applyTxn(&r.txn)
 		im.snap.applyFps(r.fps)
+		im.snap.out = append(im.snap.out, r.out...)
 		if r.flags&snapFinal != 0 {
 			im.seen, im.pending, im.keys, im.fps = im.snap.seen, im.snap.pending, im.snap.keys, im.snap.fps
-			im.snap, im.records = nil, 0
+			// The outboxes before the snapshot were stored, or carried
+			// into it (shards.compact).
+			im.out, im.snap, im.records = im.snap.out, nil, 0
 		}
 	}
 }
@@ -288,8 +369,9 @@ func (im *shardImage) applyTxn(t *crawlkit.Txn) {
 
 // snapshot returns the image as snapshot records of about chunk bytes
 // each: every URL seen added (the pending ones with their state), the
-// done ones marked done in the same chunk, and the host records whole.
-func (im *shardImage) snapshot(chunk int) []*shardRecord {
+// done ones marked done in the same chunk, the host records whole, the
+// fingerprints and, with keepOut, the outboxes replayed.
+func (im *shardImage) snapshot(chunk int, keepOut bool) []*shardRecord {
 	var out []*shardRecord
 	cur, size := &shardRecord{kind: recSnapshot}, 0
 	flush := func() {
@@ -319,6 +401,14 @@ func (im *shardImage) snapshot(chunk int) []*shardRecord {
 		cur.fps = append(cur.fps, fpEntry{fp, u})
 		if size += len(u) + 16; size >= chunk {
 			flush()
+		}
+	}
+	if keepOut {
+		for _, u := range im.out {
+			cur.out = append(cur.out, u)
+			if size += len(u.URL) + 16; size >= chunk {
+				flush()
+			}
 		}
 	}
 	if size > 0 || len(out) == 0 {

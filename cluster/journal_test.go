@@ -28,7 +28,7 @@ func journalSamples() []*shardRecord {
 				{Key: "h:a.test", Admitted: 2, Next: next, Gap: time.Second, Pages: 1, Alike: -1},
 				{Key: "h:a.test", Backoff: &crawlkit.Backoff{Level: 2, Failures: 1, Last: next}},
 			},
-		}},
+		}, fps: []fpEntry{{fp: 1 << 60, url: "http://a.test/z"}}, out: []frontier.URL{{URL: "http://b.test/x", Depth: 3}}},
 	}
 }
 
@@ -207,7 +207,7 @@ func TestShardSnapshot(t *testing.T) {
 		return v
 	}
 	want := replay(journal)
-	snap := want.snapshot(200) // a few URLs per chunk
+	snap := want.snapshot(200, true) // a few URLs per chunk
 	if len(snap) < 3 {
 		t.Fatalf("%d snapshot chunks, want several", len(snap))
 	}

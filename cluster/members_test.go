@@ -598,3 +598,38 @@ func TestMembersFingerprintsMove(t *testing.T) {
 		t.Errorf("%d of %d fingerprints were lost", missing, len(before))
 	}
 }
+
+// TestMembersOutbox crashes a member whose host splitter stored nothing
+// (every link it found for other members still buffered): the links ride
+// in its journal records as outboxes, the members that take its shards
+// over send them again, and the crawl misses nothing.
+func TestMembersOutbox(t *testing.T) {
+	web := simWeb()
+	defer web.Close()
+	ref := referenceCrawl(t, web)
+	srv := startTestServer(t)
+	nopts := natsOptions()
+	nopts.AckWait = time.Second
+	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), nopts))
+	tc.created = func(name string, nd *Node) {
+		if name == "n2" {
+			nd.splitter.hold.Store(true)
+		}
+	}
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	waitPages(t, tc, "n2", 5)
+	held := 0
+	for deadline := time.Now().Add(30 * time.Second); held == 0; time.Sleep(5 * time.Millisecond) {
+		if held = tc.node("n2").splitter.Buffered(); held == 0 && time.Now().After(deadline) {
+			t.Fatal("n2 holds no URL for other members: the test checks nothing")
+		}
+	}
+	crashAndCheck(t, tc, web, ref, "n2")
+	resent := tc.node("n0").shards.resent.Load() + tc.node("n1").shards.resent.Load()
+	t.Logf("n2 died holding %d URLs for other members; %d outbox URLs sent again", held, resent)
+	if resent == 0 {
+		t.Error("no outbox URL was sent again")
+	}
+}

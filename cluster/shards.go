@@ -51,6 +51,7 @@ type shards struct {
 
 	compactWG   sync.WaitGroup // compactions under way
 	compactions atomic.Uint64  // snapshots written
+	resent      atomic.Uint64  // outbox URLs sent again at claims
 
 	fpBuf     map[int][]fpEntry // content fingerprints not journaled yet, by shard; under mu
 	fpFlushed time.Time         // the last flush of fpBuf, by run
@@ -404,6 +405,14 @@ func (s *shards) claim(ctx context.Context, list []int) {
 		if err == nil && s.n.content != nil {
 			err = s.n.content.adopt(im.fps)
 		}
+		if err == nil && len(im.out) > 0 {
+			// The previous owner's links to other nodes may have died
+			// in its splitter: send them again (their owners' URL-seen
+			// sets drop those that arrived).
+			if err = s.n.splitter.Send(ctx, im.out); err == nil {
+				s.resent.Add(uint64(len(im.out)))
+			}
+		}
 		if err != nil {
 			// The claim record is written: give the shard up again.
 			s.n.log.Error("cluster: adopting a shard", "shard", c.shard, "err", err)
@@ -643,16 +652,23 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		}
 		r.txn.Keys = append(r.txn.Keys, d)
 	}
-	if len(t.Done) > 0 && s.n.splitter.Buffered() > 0 {
-		// The links of the pages done here that went to other nodes must
-		// be stored before the pages are recorded done: a node killed in
-		// between would lose them.
-		s.n.splitter.Flush(ctx)
+	order := writeOrder(parts)
+	if len(t.Sent) > 0 {
+		// The links of the page that went to other nodes may still wait
+		// in the host splitter: they ride in the record written last (the
+		// one recording the page done) as its outbox, and a new owner
+		// sends them again, so a kill loses none.
+		if len(order) > 0 {
+			r := parts[order[len(order)-1]]
+			r.out = append(r.out, t.Sent...)
+		} else {
+			s.n.splitter.Flush(ctx)
+		}
 	}
 	var lost []frontier.URL
 	dropped := map[string]bool{}
 	s.writeM.Lock()
-	for _, i := range writeOrder(parts) {
+	for _, i := range order {
 		r := parts[i]
 		s.mu.Lock()
 		owned, last := s.st[i].owned, s.st[i].lastSeq

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,7 @@ type Splitter struct {
 	flushing sync.WaitGroup
 
 	idle     atomic.Bool
+	hold     atomic.Bool // tests: publish nothing, as a node about to die
 	messages atomic.Uint64
 	urls     atomic.Uint64
 	bytes    atomic.Uint64
@@ -190,7 +192,12 @@ func (s *Splitter) tick() {
 // the next flush.
 func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.URL) {
 	data := AppendURLs(nil, batch)
-	err := s.t.Publish(ctx, node, data)
+	var err error
+	if s.hold.Load() {
+		err = errHolding
+	} else {
+		err = s.t.Publish(ctx, node, data)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -208,6 +215,10 @@ func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.UR
 	s.urls.Add(uint64(len(batch)))
 	s.bytes.Add(uint64(len(data)))
 }
+
+// errHolding is the publish error of a Splitter told to hold its batches
+// (tests of what a node that dies with URLs buffered loses).
+var errHolding = errors.New("cluster: splitter holding its batches")
 
 // Flush publishes every buffered URL now. A failed publish leaves its
 // URLs buffered (and the flush timer armed).
