@@ -132,18 +132,34 @@ func TestMembersConfigMismatch(t *testing.T) {
 // it: the two others take its shards over after its lease and finish the
 // crawl with every page one crawler fetches, politely.
 func TestMembersKill(t *testing.T) {
-	web := simWeb()
-	defer web.Close()
-	ref := referenceCrawl(t, web)
-	srv := startTestServer(t)
-	nopts := natsOptions()
-	nopts.AckWait = time.Second
-	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), nopts))
+	web, ref, tc := memberSetup(t, nil)
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
 	waitPages(t, tc, "n2", 2)
 	crashAndCheck(t, tc, web, ref, "n2")
+}
+
+// memberSetup starts the simulated web, its reference crawl, an embedded
+// NATS server and a three-member test cluster (AckWait 1 s) whose
+// options mod, if not nil, changes.
+func memberSetup(t *testing.T, mod func(name string, o *Options)) (*fetchtest.Web, map[string]int, *testCluster) {
+	t.Helper()
+	web := simWeb()
+	t.Cleanup(web.Close)
+	ref := referenceCrawl(t, web)
+	srv := startTestServer(t)
+	nopts := natsOptions()
+	nopts.AckWait = time.Second
+	opts := memberOptions(srv.ClientURL(), nopts)
+	tc := newTestCluster(t, web, 3, func(name string) Options {
+		o := opts(name)
+		if mod != nil {
+			mod(name, &o)
+		}
+		return o
+	})
+	return web, ref, tc
 }
 
 // crashAndCheck crashes member dead, waits for the others to finish the
@@ -457,18 +473,7 @@ func TestMembersSurviveNATSServerLoss(t *testing.T) {
 // every journal holds about its snapshot and the records since.
 func TestMembersCompaction(t *testing.T) {
 	const every = 4
-	web := simWeb()
-	defer web.Close()
-	ref := referenceCrawl(t, web)
-	srv := startTestServer(t)
-	nopts := natsOptions()
-	nopts.AckWait = time.Second
-	opts := memberOptions(srv.ClientURL(), nopts)
-	tc := newTestCluster(t, web, 3, func(name string) Options {
-		o := opts(name)
-		o.CompactAfter = every
-		return o
-	})
+	web, ref, tc := memberSetup(t, func(_ string, o *Options) { o.CompactAfter = every })
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
@@ -510,19 +515,10 @@ func TestMembersCompaction(t *testing.T) {
 // one of three members mid-crawl: the survivors take its shards over
 // into their databases and finish the crawl with nothing lost.
 func TestMembersStateDir(t *testing.T) {
-	web := simWeb()
-	defer web.Close()
-	ref := referenceCrawl(t, web)
-	srv := startTestServer(t)
-	nopts := natsOptions()
-	nopts.AckWait = time.Second
-	opts := memberOptions(srv.ClientURL(), nopts)
 	dirs := map[string]string{}
-	tc := newTestCluster(t, web, 3, func(name string) Options {
-		o := opts(name)
+	web, ref, tc := memberSetup(t, func(name string, o *Options) {
 		dirs[name] = filepath.Join(t.TempDir(), "state")
 		o.StateDir = dirs[name]
-		return o
 	})
 	for _, name := range tc.names {
 		tc.start(name, "")
@@ -544,12 +540,7 @@ func TestMembersStateDir(t *testing.T) {
 // recorded in the last second before the crash (not journaled yet) may be
 // lost.
 func TestMembersFingerprintsMove(t *testing.T) {
-	web := simWeb()
-	defer web.Close()
-	srv := startTestServer(t)
-	nopts := natsOptions()
-	nopts.AckWait = time.Second
-	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), nopts))
+	_, _, tc := memberSetup(t, nil)
 	var mu sync.Mutex
 	noted := map[uint64]time.Time{} // every fingerprint any member recorded first
 	tc.created = func(name string, nd *Node) {
@@ -602,33 +593,39 @@ func TestMembersFingerprintsMove(t *testing.T) {
 // TestMembersOutbox crashes a member whose host splitter stored nothing
 // (every link it found for other members still buffered): the links ride
 // in its journal records as outboxes, the members that take its shards
-// over send them again, and the crawl misses nothing.
+// over send them again, and the crawl misses nothing. Every member's
+// splitter holds its batches until the crash, and the one holding most
+// is the one crashed; the others' are then let go.
 func TestMembersOutbox(t *testing.T) {
-	web := simWeb()
-	defer web.Close()
-	ref := referenceCrawl(t, web)
-	srv := startTestServer(t)
-	nopts := natsOptions()
-	nopts.AckWait = time.Second
-	tc := newTestCluster(t, web, 3, memberOptions(srv.ClientURL(), nopts))
-	tc.created = func(name string, nd *Node) {
-		if name == "n2" {
-			nd.splitter.hold.Store(true)
-		}
-	}
+	web, ref, tc := memberSetup(t, nil)
+	tc.created = func(_ string, nd *Node) { nd.splitter.hold.Store(true) }
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
-	waitPages(t, tc, "n2", 5)
-	held := 0
+	dead, held := "", 0
 	for deadline := time.Now().Add(30 * time.Second); held == 0; time.Sleep(5 * time.Millisecond) {
-		if held = tc.node("n2").splitter.Buffered(); held == 0 && time.Now().After(deadline) {
-			t.Fatal("n2 holds no URL for other members: the test checks nothing")
+		for _, name := range tc.names {
+			if n := tc.node(name).splitter.Buffered(); n > held && tc.pagesOf(name) >= 3 {
+				dead, held = name, n
+			}
+		}
+		if held == 0 && time.Now().After(deadline) {
+			t.Fatal("no member holds a URL for another after 30 s: the test checks nothing")
 		}
 	}
-	crashAndCheck(t, tc, web, ref, "n2")
-	resent := tc.node("n0").shards.resent.Load() + tc.node("n1").shards.resent.Load()
-	t.Logf("n2 died holding %d URLs for other members; %d outbox URLs sent again", held, resent)
+	for _, name := range tc.names {
+		if name != dead {
+			tc.node(name).splitter.hold.Store(false)
+		}
+	}
+	crashAndCheck(t, tc, web, ref, dead)
+	var resent uint64
+	for _, name := range tc.names {
+		if name != dead {
+			resent += tc.node(name).shards.resent.Load()
+		}
+	}
+	t.Logf("%s died holding %d URLs for other members; %d outbox URLs sent again", dead, held, resent)
 	if resent == 0 {
 		t.Error("no outbox URL was sent again")
 	}
