@@ -54,6 +54,7 @@ type shards struct {
 	resent      atomic.Uint64  // outbox URLs sent again at claims
 
 	fpBuf     map[int][]fpEntry // content fingerprints not journaled yet, by shard; under mu
+	fpN       int               // the entries of fpBuf; under mu
 	fpFlushed time.Time         // the last flush of fpBuf, by run
 }
 
@@ -675,6 +676,7 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		if owned && len(s.fpBuf[i]) > 0 {
 			// The shard's new fingerprints ride with its record.
 			r.fps = s.fpBuf[i]
+			s.fpN -= len(r.fps)
 			delete(s.fpBuf, i)
 		}
 		s.mu.Unlock()
@@ -802,7 +804,8 @@ func (st *ShardState) adopt(ctx context.Context, im *shardImage) ([]crawlkit.Pen
 const fpFlushEvery = time.Second
 
 // fpBufMax bounds the fingerprints waiting to be journaled; past it the
-// oldest shard's are dropped (duplicates unrecognised after a takeover).
+// fingerprints of some other shard are dropped (duplicates unrecognised
+// after a takeover).
 const fpBufMax = 1 << 16
 
 // noteFingerprint queues a content fingerprint this node recorded for its
@@ -816,13 +819,11 @@ func (s *shards) noteFingerprint(fp uint64, url string) {
 		s.fpBuf = map[int][]fpEntry{}
 	}
 	s.fpBuf[i] = append(s.fpBuf[i], fpEntry{fp, url})
-	n := 0
-	for _, b := range s.fpBuf {
-		n += len(b)
-	}
-	if n > fpBufMax {
-		for j := range s.fpBuf {
+	s.fpN++
+	if s.fpN > fpBufMax {
+		for j, b := range s.fpBuf {
 			if j != i {
+				s.fpN -= len(b)
 				delete(s.fpBuf, j)
 				break
 			}
@@ -840,7 +841,7 @@ func (s *shards) flushFingerprints(ctx context.Context) {
 		return
 	}
 	bufs := s.fpBuf
-	s.fpBuf = nil
+	s.fpBuf, s.fpN = nil, 0
 	s.mu.Unlock()
 	s.writeM.Lock()
 	defer s.writeM.Unlock()

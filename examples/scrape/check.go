@@ -1,22 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net/netip"
 	"slices"
 	"strconv"
 
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 )
-
-// loopback resolves every name to 127.0.0.1, where the simulated web is.
-type loopback struct{}
-
-func (loopback) LookupNetIP(context.Context, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-}
 
 // check compares the records with the simulated shop's catalogue and
 // says how many of its products were found, how many of them only a

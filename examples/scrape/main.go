@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit"
+	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 	"github.com/crawlkit/crawlkit/fetch/render"
@@ -106,7 +108,10 @@ func scrape(ctx context.Context, o *options, policy render.Policy, stdout, stder
 			ChangePeriods: []time.Duration{0}, CrawlDelay: 20 * time.Millisecond})
 		defer web.Close()
 		cfg.Seeds = []string{"http://" + web.Host(fetchtest.Shop) + ":" + web.Port() + "/"}
-		cfg.Resolver = loopback{}
+		// Every name of the simulated web is on 127.0.0.1.
+		cfg.Resolver = dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		})
 		cfg.AllowPrivate = true
 		cfg.PrivateSuffixes = []string{web.Domain()} // each simulated site is a domain of its own
 		fmt.Fprintf(stderr, "scrape: the shop of a simulated web, %s\n", cfg.Seeds[0])
