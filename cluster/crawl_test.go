@@ -123,6 +123,8 @@ type testCluster struct {
 	config func(*crawlkit.Config)
 	// created, if set, sees every node before it starts.
 	created func(name string, nd *Node)
+	// hold, if set, keeps every crawl from running until it is closed.
+	hold chan struct{}
 
 	mu     sync.Mutex
 	nodes  map[string]*Node
@@ -204,6 +206,12 @@ func (tc *testCluster) start(name, dir string) {
 	}
 	done := make(chan error, 1)
 	go func() {
+		if tc.hold != nil {
+			select {
+			case <-tc.hold:
+			case <-ctx.Done():
+			}
+		}
 		_, err := c.Run(ctx)
 		if state != nil {
 			err = errors.Join(err, state.Close())

@@ -595,13 +595,17 @@ func TestMembersFingerprintsMove(t *testing.T) {
 // in its journal records as outboxes, the members that take its shards
 // over send them again, and the crawl misses nothing. Every member's
 // splitter holds its batches until the crash, and the one holding most
-// is the one crashed; the others' are then let go.
+// is the one crashed; the others' are then let go. The crawls begin once
+// all three are members, so that the seeds' links to other hosts cross
+// members.
 func TestMembersOutbox(t *testing.T) {
 	web, ref, tc := memberSetup(t, nil)
 	tc.created = func(_ string, nd *Node) { nd.splitter.hold.Store(true) }
+	tc.hold = make(chan struct{})
 	for _, name := range tc.names {
 		tc.start(name, "")
 	}
+	close(tc.hold)
 	dead, held := "", 0
 	for deadline := time.Now().Add(30 * time.Second); held == 0; time.Sleep(5 * time.Millisecond) {
 		for _, name := range tc.names {
