@@ -14,7 +14,10 @@ import (
 // the owner rebuilds the shard's image from the journal, writes it as
 // snapshot records (fenced like any write) and purges the records before
 // them. A claim then replays the snapshot and what followed, so takeover
-// time and stream size follow the shard's state, not its history.
+// time and stream size follow the shard's state, not its history. An
+// owner that dies mid-compaction leaves a long journal, or one whose
+// snapshot is written but whose older records are not purged: the node
+// that claims the shard purges those and compacts a long one at once.
 
 // snapshotChunk bounds the size of one snapshot record, well under the
 // NATS maximum payload (1 MiB by default).
@@ -23,10 +26,16 @@ const snapshotChunk = 256 << 10
 // wrote counts a data record written to shard i's journal and starts a
 // compaction when the journal has grown enough. Called with writeM held.
 func (s *shards) wrote(i int) {
-	every := s.n.opts.CompactAfter
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st[i].records++
+	s.compactDue(i)
+}
+
+// compactDue starts a compaction of shard i's journal when it is due.
+// Called with s.mu held.
+func (s *shards) compactDue(i int) {
+	every := s.n.opts.CompactAfter
 	if every <= 0 || s.st[i].records < every || s.st[i].compacting || !s.st[i].owned {
 		return
 	}

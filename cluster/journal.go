@@ -301,16 +301,26 @@ type shardImage struct {
 	snap *shardImage
 	// records counts the records replayed since the last snapshot.
 	records int
+	// applied counts every record replayed; start is the stream
+	// sequence of the first chunk of the snapshot being read.
+	applied int
+	start   uint64
+	// stale is the first sequence of the last whole snapshot when
+	// records before it are still in the journal: its writer died
+	// between writing it and purging them (shards.compact).
+	stale uint64
 }
 
 func newShardImage() *shardImage {
 	return &shardImage{pending: map[string]crawlkit.Pending{}, keys: map[string]crawlkit.KeyRecord{}, fps: map[uint64]string{}}
 }
 
-// apply replays one record, as crawlkit.MemState applies a Txn.
-func (im *shardImage) apply(r *shardRecord) {
+// apply replays the record at stream sequence seq, as crawlkit.MemState
+// applies a Txn.
+func (im *shardImage) apply(r *shardRecord, seq uint64) {
 	im.owner, im.inc, im.released = r.owner, r.inc, r.kind == recRelease
 	im.records++
+	im.applied++
 	if r.kind != recSnapshot {
 		im.snap = nil // a snapshot cut short: the image stands
 	}
@@ -322,6 +332,8 @@ func (im *shardImage) apply(r *shardRecord) {
 	case recSnapshot:
 		if r.flags&snapFirst != 0 {
 			im.snap = newShardImage()
+			im.snap.applied = im.applied - 1 // the records before it
+			im.snap.start = seq
 		}
 		if im.snap == nil {
 			return // chunks of a snapshot whose start was purged or lost
@@ -333,6 +345,10 @@ func (im *shardImage) apply(r *shardRecord) {
 			im.seen, im.pending, im.keys, im.fps = im.snap.seen, im.snap.pending, im.snap.keys, im.snap.fps
 			// The outboxes before the snapshot were stored, or carried
 			// into it (shards.compact).
+			im.stale = 0
+			if im.snap.applied > 0 {
+				im.stale = im.snap.start
+			}
 			im.out, im.snap, im.records = im.snap.out, nil, 0
 		}
 	}

@@ -68,8 +68,8 @@ func TestJournalRecords(t *testing.T) {
 		}
 	}
 	im := newShardImage()
-	for _, r := range journalSamples() {
-		im.apply(r)
+	for k, r := range journalSamples() {
+		im.apply(r, uint64(k+1))
 	}
 	if len(im.seen) != 2 || len(im.pending) != 3 || im.owner != "n0" || im.released {
 		t.Errorf("image: %d seen, %d pending, owner %q released %v", len(im.seen), len(im.pending), im.owner, im.released)
@@ -181,8 +181,8 @@ func TestShardSnapshot(t *testing.T) {
 	}
 	replay := func(recs []*shardRecord) *shardImage {
 		im := newShardImage()
-		for _, r := range recs {
-			im.apply(roundTrip(r))
+		for k, r := range recs {
+			im.apply(roundTrip(r), uint64(k+1)) // stream sequences from 1
 		}
 		return im
 	}
@@ -218,19 +218,23 @@ func TestShardSnapshot(t *testing.T) {
 		t.Errorf("snapshot replayed:\n got %+v\nwant %+v", viewOf(got), viewOf(want))
 	} else if got.records != 0 {
 		t.Errorf("%d records since the snapshot, want 0", got.records)
+	} else if got.stale != 6 {
+		// Its writer died before purging the five records before it:
+		// a claim purges them, up to the snapshot's first chunk.
+		t.Errorf("records before the snapshot end at %d, want 6", got.stale)
 	}
 	// Cut short: the records before it stand.
 	early := replay(journal[:10])
 	torn := replay(append(append([]*shardRecord{}, journal[:10]...), snap[:len(snap)-1]...))
-	if !reflect.DeepEqual(viewOf(torn), viewOf(early)) {
-		t.Errorf("a snapshot without its final chunk changed the image")
+	if !reflect.DeepEqual(viewOf(torn), viewOf(early)) || torn.stale != 0 {
+		t.Errorf("a snapshot without its final chunk changed the image (stale %d)", torn.stale)
 	}
 	// Records after the snapshot apply on top of it.
 	more := &shardRecord{kind: recData, owner: "n0", inc: 1, txn: crawlkit.Txn{
 		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://a.test/new"}}}, Done: []string{"http://a.test/39"}}}
 	after := replay(append(append([]*shardRecord{}, snap...), more))
-	if _, ok := after.pending["http://a.test/new"]; !ok || len(after.seen) != 41 {
-		t.Errorf("after the snapshot: %d seen, new pending %v", len(after.seen), ok)
+	if _, ok := after.pending["http://a.test/new"]; !ok || len(after.seen) != 41 || after.stale != 0 {
+		t.Errorf("after the snapshot: %d seen, new pending %v, stale %d", len(after.seen), ok, after.stale)
 	}
 	if _, ok := after.pending["http://a.test/39"]; ok {
 		t.Error("a URL done after the snapshot is still pending")

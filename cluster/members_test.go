@@ -505,6 +505,7 @@ func TestMembersCompaction(t *testing.T) {
 		// and the claims and releases of the takeover.
 		if n > 2*every+4 {
 			t.Errorf("%s holds %d records", subj, n)
+			logJournal(t, nd.shards, subj)
 		}
 	}
 	t.Logf("%d journals, at most %d records each", len(info.State.Subjects), most)
@@ -632,5 +633,28 @@ func TestMembersOutbox(t *testing.T) {
 	t.Logf("%s died holding %d URLs for other members; %d outbox URLs sent again", dead, held, resent)
 	if resent == 0 {
 		t.Error("no outbox URL was sent again")
+	}
+}
+
+// logJournal logs the records of one shard journal, for a failure.
+func logJournal(t *testing.T, s *shards, subj string) {
+	ctx := context.Background()
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq; seq++ {
+		m, err := s.stream.GetMsg(ctx, seq)
+		if err != nil || m.Subject != subj {
+			continue
+		}
+		r, err := decodeShardRecord(m.Data)
+		if err != nil {
+			t.Logf("%d: %v", seq, err)
+			continue
+		}
+		t.Logf("%d: %c by %s/%d, flags %d: %d added, %d done, %d out, %d fingerprints",
+			seq, r.kind, r.owner, r.inc, r.flags, len(r.txn.Add), len(r.txn.Done), len(r.out), len(r.fps))
 	}
 }

@@ -423,9 +423,19 @@ func (s *shards) claim(ctx context.Context, list []int) {
 			s.mu.Unlock()
 			continue
 		}
+		if im.stale > 0 {
+			// Its last owner died between writing a snapshot and
+			// purging the records before it: purge them now.
+			if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(s.subject(c.shard)), jetstream.WithPurgeSequence(im.stale)); err != nil {
+				s.n.log.Warn("cluster: purging a journal before its snapshot", "shard", c.shard, "err", err)
+			}
+		}
 		s.mu.Lock()
 		s.st[c.shard].owned = true
 		s.st[c.shard].records = im.records
+		// A journal its last owner left long (it died while compacting,
+		// or before) is compacted now, not at the next page.
+		s.compactDue(c.shard)
 		delete(s.freeAt, c.shard)
 		s.mu.Unlock()
 		adopt = append(adopt, pend...)
@@ -541,7 +551,7 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 			if err != nil {
 				return fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
 			}
-			images[i].apply(r)
+			images[i].apply(r, md.Sequence.Stream)
 			if md.Sequence.Stream == last[i] {
 				left--
 			}
