@@ -131,14 +131,15 @@ type testCluster struct {
 	shards map[string]*index.Shard
 	cancel map[string]context.CancelFunc
 	done   map[string]chan error
-	pages  map[string]int // pages each node's crawler passed to OnPage
+	pages  map[string]int            // pages each node's crawler passed to OnPage
+	stats  map[string]crawlkit.Stats // what each node's last Run returned
 	killed map[string]bool
 }
 
 func newTestCluster(t testing.TB, web *fetchtest.Web, n int, opts func(name string) Options) *testCluster {
 	tc := &testCluster{t: t, web: web, opts: opts, all: index.NewShard(nil),
 		nodes: map[string]*Node{}, shards: map[string]*index.Shard{}, cancel: map[string]context.CancelFunc{},
-		done: map[string]chan error{}, pages: map[string]int{}}
+		done: map[string]chan error{}, pages: map[string]int{}, stats: map[string]crawlkit.Stats{}}
 	for i := range n {
 		tc.names = append(tc.names, fmt.Sprintf("n%d", i))
 	}
@@ -212,7 +213,10 @@ func (tc *testCluster) start(name, dir string) {
 			case <-ctx.Done():
 			}
 		}
-		_, err := c.Run(ctx)
+		st, err := c.Run(ctx)
+		tc.mu.Lock()
+		tc.stats[name] = st
+		tc.mu.Unlock()
 		if state != nil {
 			err = errors.Join(err, state.Close())
 		}

@@ -511,6 +511,53 @@ func TestMembersCompaction(t *testing.T) {
 	t.Logf("%d journals, at most %d records each", len(info.State.Subjects), most)
 }
 
+// TestMembersResume kills one of three members mid-crawl and restarts it
+// on the same directory: its progress (pages, time, sink positions) was
+// kept in the crawl database Config had before Configure, so the
+// restarted crawl counts on from what the first one committed, and the
+// crawl as a whole is still complete.
+func TestMembersResume(t *testing.T) {
+	web, ref, tc := memberSetup(t, nil)
+	tc.hold = make(chan struct{}) // the crawls begin once all are members
+	dirs := map[string]string{}
+	for _, name := range tc.names {
+		dirs[name] = t.TempDir()
+		tc.start(name, dirs[name])
+	}
+	close(tc.hold)
+	// The first member to reach 15 pages dies.
+	dead := ""
+	for deadline := time.Now().Add(30 * time.Second); dead == ""; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no member fetched 15 pages in 30 s")
+		}
+		for _, name := range tc.names {
+			if tc.pagesOf(name) >= 15 {
+				dead = name
+				break
+			}
+		}
+	}
+	tc.crash(dead)
+	first := tc.pagesOf(dead)
+	tc.start(dead, dirs[dead])
+	for _, name := range tc.names {
+		tc.wait(name)
+	}
+	tc.mu.Lock()
+	all, st := tc.pages[dead], tc.stats[dead]
+	tc.mu.Unlock()
+	t.Logf("%s fetched %d pages, then %d after its restart; its final count is %d", dead, first, all-first, st.Outcomes[crawlkit.Fetched])
+	// At most a worker's page per worker was fetched and not committed
+	// when it died.
+	if got := st.Outcomes[crawlkit.Fetched]; got+8 < uint64(all) || got > uint64(all) {
+		t.Errorf("the restarted node counts %d pages fetched; it fetched %d in its two lives", got, all)
+	}
+	// A killed node's pages in flight may be fetched again by whoever
+	// claims their shards.
+	checkMembers(t, web, ref, func(string) bool { return true })
+}
+
 // TestMembersStateDir crawls with each member's copy of its shards'
 // state and its frontier queues on disk (Options.StateDir), and crashes
 // one of three members mid-crawl: the survivors take its shards over

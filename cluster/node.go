@@ -354,7 +354,8 @@ func (n *Node) ContentSeen() *Content { return n.content }
 
 // Configure sets cfg.Splitter and cfg.ContentSeen to this node's. With
 // membership (Options.Lease) it also sets cfg.State to the node's
-// ShardState, replacing any State cfg had, and takes the fingerprint of
+// ShardState, which keeps the node's progress and URL rules in the State
+// cfg had, if any (see ShardState), and takes the fingerprint of
 // the settings every member must share (Shards, and cfg's politeness:
 // MinDelay, MaxDelay, DelayFactor, Agent, MaxPagesPerHost): a node whose
 // fingerprint differs from the cluster's is refused by Start.
@@ -362,6 +363,9 @@ func (n *Node) Configure(cfg *crawlkit.Config) {
 	cfg.Splitter = n.splitter
 	cfg.ContentSeen = n.content
 	if n.shards != nil {
+		if st := cfg.State; st != nil && !n.shards.state.is(st) {
+			n.shards.state.own = st
+		}
 		cfg.State = n.shards.state.crawlState()
 		n.mu.Lock()
 		n.config = configFingerprint(n.ring.Shards(), cfg)

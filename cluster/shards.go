@@ -575,11 +575,23 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 // image to the in-memory state and its pending URLs to the crawler
 // (crawlkit.Crawler.AddPending). URLs added to a shard this node lost in
 // the meantime go to the shard's new owner through the host splitter.
-// Progress counters, URL rules and registrable-domain records stay with
-// the node. Safe for concurrent use.
+//
+// Progress counters (pages, time, the durable sinks' positions), URL
+// rules and registrable-domain records stay with the node. They survive
+// a restart when the crawler's Config had a State of its own when
+// Node.Configure was called (a crawldb in the node's output directory):
+// the node keeps them there, writing them before each commit's journal
+// records, and a restarted node's crawl starts from them, so
+// Config.MaxPages and a time limit count across restarts and the sinks
+// go on from their positions. That State holds nothing else; pending
+// URLs it may hold from another crawl are ignored. Safe for concurrent
+// use.
 type ShardState struct {
 	s     *shards
 	inner crawlkit.State // a crawlkit.MemState, or a crawldb.DB with Options.StateDir
+	// own, if not nil, keeps the node's progress and URL rules across
+	// restarts: the State Config had before Configure.
+	own crawlkit.State
 
 	mu     sync.Mutex
 	loaded bool
@@ -595,7 +607,13 @@ func (st *ShardState) Load(ctx context.Context, each func(crawlkit.Pending) erro
 	st.mu.Lock()
 	st.loaded = true
 	st.mu.Unlock()
-	return st.inner.Load(ctx, each)
+	progress, err := st.inner.Load(ctx, each)
+	if err != nil || st.own == nil {
+		return progress, err
+	}
+	// The journals hold the pending URLs; the node's own State, its
+	// progress.
+	return st.own.Load(ctx, func(crawlkit.Pending) error { return nil })
 }
 
 // Lookup implements crawlkit.State.
@@ -603,7 +621,20 @@ func (st *ShardState) Lookup(ctx context.Context, q *crawlkit.Lookup) error {
 	return st.inner.Lookup(ctx, q)
 }
 
-// Close implements crawlkit.State.
+// Rules implements crawlkit.RuleStorer: the URL rules the node's own
+// State kept, or those committed since the start.
+func (st *ShardState) Rules() ([]byte, error) {
+	if rs, ok := st.own.(crawlkit.RuleStorer); ok {
+		return rs.Rules()
+	}
+	if rs, ok := st.inner.(crawlkit.RuleStorer); ok {
+		return rs.Rules()
+	}
+	return nil, nil
+}
+
+// Close implements crawlkit.State. The node's own State is its caller's
+// to close.
 func (st *ShardState) Close() error { return st.inner.Close() }
 
 // diskShardState is a ShardState whose local copy is a crawl database
@@ -614,6 +645,12 @@ type diskShardState struct{ *ShardState }
 // QueueStore implements crawlkit.QueueStorer.
 func (d diskShardState) QueueStore() (frontier.Store, error) {
 	return d.inner.(crawlkit.QueueStorer).QueueStore()
+}
+
+// is reports whether s is this ShardState, as crawlState gives it.
+func (st *ShardState) is(s crawlkit.State) bool {
+	d, ok := s.(diskShardState)
+	return s == crawlkit.State(st) || ok && d.ShardState == st
 }
 
 // crawlState is the State Configure gives the crawler.
@@ -628,6 +665,14 @@ func (st *ShardState) crawlState() crawlkit.State {
 // then the whole Txn applied in memory.
 func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 	s := st.s
+	if st.own != nil && (t.Progress != nil || t.Rules != nil) {
+		// Before the journals: a node killed between the two finds its
+		// sinks' positions past the page's records and fetches the page
+		// again, rather than the page done and its records cut off.
+		if err := st.own.Commit(ctx, &crawlkit.Txn{Progress: t.Progress, Rules: t.Rules}); err != nil {
+			return err
+		}
+	}
 	parts := map[int]*shardRecord{}
 	part := func(url string) *shardRecord {
 		i := s.n.ring.HostShard(frontier.HostKey(url))
