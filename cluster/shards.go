@@ -577,8 +577,8 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 // the meantime go to the shard's new owner through the host splitter.
 //
 // Progress counters (pages, time, the durable sinks' positions), URL
-// rules and registrable-domain records stay with the node. They survive
-// a restart when the crawler's Config had a State of its own when
+// rules and registrable-domain records stay with the node. The first two
+// survive a restart when the crawler's Config had a State of its own when
 // Node.Configure was called (a crawldb in the node's output directory):
 // the node keeps them there, writing them before each commit's journal
 // records, and a restarted node's crawl starts from them, so
