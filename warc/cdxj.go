@@ -317,18 +317,30 @@ func writeIndex(warcPath string, entries []IndexEntry) error {
 	// hold no byte at or below the space (SURT), so this is key order,
 	// then timestamp.
 	slices.SortFunc(lines, bytes.Compare)
-	dst := IndexPath(warcPath)
+	return writeWhole(IndexPath(warcPath), "index", size, func(bw *bufio.Writer) error {
+		for _, l := range lines {
+			bw.Write(l)
+			bw.WriteByte('\n')
+		}
+		return nil
+	})
+}
+
+// writeWhole writes the file dst through fill: to a temporary file,
+// synced, then renamed over dst, so that dst is either the old file or
+// the new one, whole. size is about the bytes fill writes; op names the
+// file in errors.
+func writeWhole(dst, op string, size int, fill func(*bufio.Writer) error) error {
 	tmp := dst + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return &Error{Op: "index", Err: err}
+		return &Error{Op: op, Err: err}
 	}
 	bw := bufio.NewWriterSize(f, min(max(size, 4096), 1<<20))
-	for _, l := range lines {
-		bw.Write(l)
-		bw.WriteByte('\n')
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	err = bw.Flush()
 	if err == nil {
 		err = f.Sync()
 	}
@@ -336,12 +348,12 @@ func writeIndex(warcPath string, entries []IndexEntry) error {
 		err = cerr
 	}
 	if err == nil {
-		testHook("index temporary")
+		testHook(op + " temporary")
 		err = os.Rename(tmp, dst)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return &Error{Op: "index " + filepath.Base(dst), Err: err}
+		return &Error{Op: op + " " + filepath.Base(dst), Err: err}
 	}
 	syncDir(filepath.Dir(dst))
 	return nil

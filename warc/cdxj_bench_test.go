@@ -76,8 +76,20 @@ func BenchmarkIndexLookup(b *testing.B) {
 // file. Pages are 20 KB of text; the figure is per GiB of .warc.gz and
 // per response.
 func BenchmarkRewindReread(b *testing.B) {
+	// open: every page in the file the position is in, read whole;
+	// closed: most pages in files closed before it, whose indexes name
+	// the records and only their heads are read.
+	for _, bc := range []struct {
+		name string
+		size int64
+	}{{"open", 16 << 20}, {"closed", 1 << 20}} {
+		b.Run(bc.name, func(b *testing.B) { benchRewindReread(b, bc.size) })
+	}
+}
+
+func benchRewindReread(b *testing.B, maxFileSize int64) {
 	dir := b.TempDir()
-	opts := &WriterOptions{Dir: dir, MaxFileSize: 16 << 20}
+	opts := &WriterOptions{Dir: dir, MaxFileSize: maxFileSize}
 	w, err := NewWriter(opts)
 	if err != nil {
 		b.Fatal(err)
@@ -125,4 +137,5 @@ func BenchmarkRewindReread(b *testing.B) {
 	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(per/float64(size)*(1<<30)/1e9, "s/GiB")
 	b.ReportMetric(per/pages/1e3, "µs/page")
+	b.ReportMetric(float64(len(w.Files())), "files")
 }

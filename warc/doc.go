@@ -49,9 +49,12 @@
 //
 // The table of archived payload digests is bounded
 // (WriterOptions.MaxDigests, about 280 bytes per payload) and lives with
-// the files: Rewind rebuilds it by reading the series' files back, so a
-// resumed crawl refers to exactly the originals that survived the kill,
-// never to a record Rewind cut off. Replay and pywb resolve a revisit to
+// the files: each completed file gets, beside its index, an originals
+// list (name + OriginalsSuffix, JSON lines) of the payloads first archived
+// in it, and Rewind rebuilds the table from those lists and the file it
+// cuts back, so a resumed crawl refers to exactly the originals that
+// survived the kill, never to a record Rewind cut off, without reading
+// the crawl's archive again. Replay and pywb resolve a revisit to
 // its original's payload.
 //
 // # CDXJ index

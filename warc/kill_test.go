@@ -76,7 +76,7 @@ func TestKillDuringRotation(t *testing.T) {
 			})
 		}
 		steps := slices.Sorted(maps.Keys(killed))
-		want := []string{"closed", "created", "index temporary", "indexed", "linked", "temporary"}
+		want := []string{"closed", "created", "index temporary", "indexed", "linked", "originals temporary", "temporary"}
 		if !slices.Equal(steps, want) {
 			t.Errorf("lag %d: killed at steps %q, want %q", lag, steps, want)
 		}

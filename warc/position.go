@@ -183,19 +183,23 @@ func parseOffset(s string) (int64, error) {
 // either way nothing is changed. Rewind is idempotent: a Rewind killed
 // half-way can be done again.
 //
-// Rewind then reads the series' files up to pos back, to rebuild what a
-// Writer keeps about them: the payload digests revisit records refer to
-// (unless NoRevisits), and the CDXJ index of pos's file and of any earlier
-// file without one (unless NoIndex); the indexes of the removed files
-// are removed with them. A file of the series that does not read to its
-// end (damaged after it was written) fails Rewind with an *Error
-// wrapping ErrFormat, after the files were cut back.
+// Rewind then rebuilds what a Writer keeps about the series' files up to
+// pos: the payload digests revisit records refer to (unless NoRevisits),
+// and the CDXJ index of pos's file and of any earlier file without one
+// (unless NoIndex); the indexes and originals lists of the removed files
+// are removed with them. It reads pos's file back whole, and of each
+// earlier file its originals list (OriginalsSuffix), or the file itself
+// when the list is missing, cut short or names another size, writing
+// the list again. A file it reads that does not read to its end (damaged
+// after it was written) fails Rewind with an *Error wrapping ErrFormat,
+// after the files were cut back; a closed file with its list is not
+// read, so damage to it is found by reading it (Reader, IndexFile).
 //
 // Safe for concurrent use. Cost: reading the last write before pos and
-// each later file's warcinfo record, then every file of the series up to
-// pos once: about 90-140 µs per 20 KB page, 20-33 s per GiB of .warc.gz,
-// on a 2-core VM (BenchmarkRewindReread); only pos's file when revisits
-// are off.
+// each later file's warcinfo record, pos's file once (about 80-95 µs per
+// 20 KB page, 19-22 s per GiB of .warc.gz, on a 2-core VM) and the
+// earlier files' lists (about 5 µs per page; BenchmarkRewindReread);
+// only pos's file when revisits are off.
 func (w *Writer) Rewind(pos []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -246,7 +250,7 @@ func (w *Writer) Rewind(pos []byte) error {
 		if s, err := readSeries(path); err != nil || s != p.series {
 			continue
 		}
-		for _, rm := range []string{IndexPath(path) + ".tmp", IndexPath(path), path} {
+		for _, rm := range []string{IndexPath(path) + ".tmp", IndexPath(path), path + OriginalsSuffix + ".tmp", path + OriginalsSuffix, path} {
 			if err := os.Remove(rm); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return &Error{Op: "rewind", Err: err}
 			}
@@ -282,6 +286,7 @@ func (w *Writer) Rewind(pos []byte) error {
 // its index.
 func (w *Writer) reread(files []seriesFile, p position) error {
 	w.digests.reset()
+	defer func() { w.origs = nil }()
 	for _, sf := range files {
 		path := filepath.Join(w.opts.Dir, sf.name)
 		needIndex := !w.opts.NoIndex && sf.name == p.file
@@ -290,7 +295,7 @@ func (w *Writer) reread(files []seriesFile, p position) error {
 				needIndex = true
 			}
 		}
-		if !needIndex && w.opts.NoRevisits {
+		if !needIndex && (w.opts.NoRevisits || sf.name != p.file && w.rememberListed(path, p)) {
 			continue
 		}
 		if err := w.rereadFile(path, sf.name, p, needIndex); err != nil {
@@ -300,7 +305,30 @@ func (w *Writer) reread(files []seriesFile, p position) error {
 	return nil
 }
 
+// rememberListed adds to the digest table the originals that the
+// originals file of the closed file at path lists, as reading the file
+// would, and reports whether it could: the list must be whole and name
+// the file's series and size (a file cut or grown since is read back).
+// A file of another series is skipped, as rereadFile skips it.
+func (w *Writer) rememberListed(path string, p position) bool {
+	head, origs, err := readOriginals(path)
+	if err != nil {
+		return false
+	}
+	if head.Series != p.series {
+		return true
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() != head.Size {
+		return false
+	}
+	for _, e := range origs {
+		w.digests.add(e.digest, e.original)
+	}
+	return true
+}
+
 func (w *Writer) rereadFile(path, name string, p position, needIndex bool) error {
+	testHook("reread")
 	f, err := os.Open(path)
 	if err != nil {
 		return &Error{Op: "rewind " + name, Err: err}
@@ -318,6 +346,7 @@ func (w *Writer) rereadFile(path, name string, p position, needIndex bool) error
 		return nil // another crawl's file, or one a kill left empty as it was created without hard links
 	}
 	var entries []IndexEntry
+	w.origs = w.origs[:0]
 	err = scanRecords(io.NewSectionReader(f, 0, size), size, name, func(rec *Record, length int64) {
 		w.remember(rec)
 		if e, ok := indexEntry(rec, length, name); ok && needIndex {
@@ -333,6 +362,13 @@ func (w *Writer) rereadFile(path, name string, p position, needIndex bool) error
 			return &Error{Op: "rewind " + name, Offset: we.Offset, Err: we.Err}
 		}
 		return &Error{Op: "rewind " + name, Err: err}
+	}
+	if !w.opts.NoRevisits {
+		// Its list, for the next Rewind: kept in w.indexErr if it cannot
+		// be written, since that Rewind reads the file back instead.
+		if err := writeOriginals(path, p.series, size, w.origs); err != nil && w.indexErr == nil {
+			w.indexErr = err
+		}
 	}
 	if needIndex {
 		return writeIndex(path, entries)

@@ -510,8 +510,8 @@ func snapshot(t *testing.T, dir string) string {
 	}
 	var b strings.Builder
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), IndexSuffix) {
-			continue // the indexes have tests of their own (cdxj_test.go)
+		if sideFile(e.Name()) {
+			continue // the indexes and originals have tests of their own
 		}
 		fi, err := e.Info()
 		if err != nil {

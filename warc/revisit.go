@@ -49,13 +49,16 @@ func (t *digestTable) get(digest string) (original, bool) {
 }
 
 // add remembers o as the original of digest, unless one is known or the
-// table is full. The strings are copied out of the record they came from,
-// so that the table does not pin a record's header in memory.
-func (t *digestTable) add(digest string, o original) {
+// table is full, and returns the entry it added. The strings are copied
+// out of the record they came from, so that the table does not pin a
+// record's header in memory.
+func (t *digestTable) add(digest string, o original) (origEntry, bool) {
 	if _, ok := t.m[digest]; ok || len(t.m) >= t.max {
-		return
+		return origEntry{}, false
 	}
-	t.m[strings.Clone(digest)] = original{strings.Clone(o.id), strings.Clone(o.uri), strings.Clone(o.date)}
+	e := origEntry{strings.Clone(digest), original{strings.Clone(o.id), strings.Clone(o.uri), strings.Clone(o.date)}}
+	t.m[e.digest] = e.original
+	return e, true
 }
 
 func (t *digestTable) reset() { clear(t.m) }

@@ -2,10 +2,12 @@ package warc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,10 +153,18 @@ func checkRevisit(t *testing.T, rev, orig *Record, resp []byte) {
 }
 
 // A resumed Writer refers to the originals written before the position
-// it rewinds to, and to none of those cut off after it.
+// it rewinds to, and to none of those cut off after it. It learns those
+// of the files closed before the position's from their originals lists
+// and reads only the position's file, unless a list is missing, cut
+// short or names another size: that file is then read too, and its list
+// written again.
 func TestRevisitsAcrossRewind(t *testing.T) {
-	for _, noIndex := range []bool{false, true} {
-		t.Run(fmt.Sprintf("noIndex=%v", noIndex), func(t *testing.T) {
+	for _, tc := range []struct {
+		noIndex bool
+		lists   string // what becomes of the originals lists before the Rewind
+	}{{false, "kept"}, {true, "kept"}, {false, "removed"}, {false, "cut"}, {false, "resized"}} {
+		noIndex := tc.noIndex
+		t.Run(fmt.Sprintf("noIndex=%v/lists %s", noIndex, tc.lists), func(t *testing.T) {
 			dir := t.TempDir()
 			opts := &WriterOptions{Dir: dir, MaxFileSize: 4 << 10, NoIndex: noIndex}
 			w, err := NewWriter(opts)
@@ -177,26 +187,69 @@ func TestRevisitsAcrossRewind(t *testing.T) {
 				return nil
 			}
 			before := map[int]*Record{}
-			for i := range 12 { // several files
+			for i := range 30 { // several files
 				before[i] = write(w, fmt.Sprintf("http://a.sim.test/%d", i), i)
 			}
 			pos := position0(t, w)
-			for i := 12; i < 20; i++ { // cut off by the rewind: rotated, indexed, then lost
+			for i := 30; i < 38; i++ { // cut off by the rewind: rotated, indexed, then lost
 				write(w, fmt.Sprintf("http://a.sim.test/%d", i), i)
 			}
 			tear(t, w.Files()[len(w.Files())-1], false)
 			// Killed: w is abandoned, not closed.
+			pp, err := parsePosition(pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closed := 0 // files closed before the position's
+			for _, f := range w.Files() {
+				if filepath.Base(f) == pp.file {
+					break
+				}
+				closed++
+				if closed > 2 {
+					continue // the first two lists are changed
+				}
+				switch tc.lists {
+				case "removed":
+					os.Remove(f + OriginalsSuffix)
+				case "cut":
+					data, _ := os.ReadFile(f + OriginalsSuffix)
+					os.WriteFile(f+OriginalsSuffix, data[:len(data)-5], 0o644)
+				case "resized":
+					data, _ := os.ReadFile(f + OriginalsSuffix)
+					os.WriteFile(f+OriginalsSuffix, bytes.Replace(data, []byte(`"size":`), []byte(`"size":1`), 1), 0o644)
+				}
+			}
+			if closed < 3 {
+				t.Fatalf("%d files before the position's, want several", closed)
+			}
 
 			w2, err := NewWriter(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w2.Rewind(pos); err != nil {
+			reread := 0
+			testHookKill = func(step string) {
+				if step == "reread" {
+					reread++
+				}
+			}
+			err = w2.Rewind(pos)
+			testHookKill = nil
+			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range 20 {
+			// The position's file, and the files of the two changed lists.
+			want := 1
+			if tc.lists != "kept" {
+				want = 3
+			}
+			if reread != want {
+				t.Errorf("Rewind read %d files back, want %d", reread, want)
+			}
+			for i := range 38 {
 				r := write(w2, fmt.Sprintf("http://b.sim.test/%d", i), i)
-				if i < 12 {
+				if i < 30 {
 					if r.Type() != TypeRevisit || r.Header.Get(FieldRefersTo) != before[i].ID() {
 						t.Errorf("payload %d, written before the position: a %s referring to %q, want a revisit of %s", i, r.Type(), r.Header.Get(FieldRefersTo), before[i].ID())
 					}
@@ -223,25 +276,52 @@ func checkArchive(t *testing.T, dir string, indexed bool) {
 	}
 	ids := map[string]bool{}
 	var revisits []*Record
+	tables := map[string]*digestTable{} // by series
 	for _, e := range ents {
 		path := filepath.Join(dir, e.Name())
 		switch {
-		case strings.HasSuffix(e.Name(), IndexSuffix):
-			if _, err := os.Stat(strings.TrimSuffix(path, IndexSuffix)); err != nil {
-				t.Errorf("index %s outlives its WARC file", e.Name())
+		case sideFile(e.Name()):
+			if _, err := os.Stat(strings.TrimSuffix(strings.TrimSuffix(path, IndexSuffix), OriginalsSuffix)); err != nil {
+				t.Errorf("%s outlives its WARC file", e.Name())
 			}
 			continue
 		case strings.HasSuffix(e.Name(), ".tmp"):
 			t.Errorf("temporary file %s left", e.Name())
 			continue
 		}
-		for _, r := range readAll(t, path) {
+		recs := readAll(t, path)
+		var series string
+		if len(recs) > 0 {
+			series = warcField(recs[0].Block, seriesField)
+		}
+		table := tables[series]
+		if table == nil {
+			table = newDigestTable(defaultMaxDigests)
+			tables[series] = table
+		}
+		var origs []origEntry
+		for _, r := range recs {
 			switch r.Type() {
 			case TypeResponse:
 				ids[r.ID()] = true
 			case TypeRevisit:
 				revisits = append(revisits, r)
 			}
+			if d, o, ok := originalOf(r); ok {
+				if e, ok := table.add(d, o); ok {
+					origs = append(origs, e)
+				}
+			}
+		}
+		// Its originals, if listed, are those reading it finds.
+		if head, listed, err := readOriginals(path); err == nil {
+			st, _ := os.Stat(path)
+			if head.Series != series || head.Size != st.Size() || !slices.Equal(listed, origs) {
+				t.Errorf("%s lists %d originals of series %s, %d bytes; the file holds %d of series %s, %d bytes",
+					e.Name(), len(listed), head.Series, head.Size, len(origs), series, st.Size())
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %v", e.Name(), err)
 		}
 		_, err := os.Stat(IndexPath(path))
 		if !indexed {
@@ -351,4 +431,10 @@ func BenchmarkDigestTable(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/digest")
 		runtime.KeepAlive(t)
 	}
+}
+
+// sideFile reports whether name is a file a Writer writes beside its
+// WARC files: an index or an originals list.
+func sideFile(name string) bool {
+	return strings.HasSuffix(name, IndexSuffix) || strings.HasSuffix(name, OriginalsSuffix)
 }

@@ -36,7 +36,7 @@ func exchanges(t *testing.T, dir string) (urls, files []string) {
 		t.Fatal(err)
 	}
 	for _, e := range ents { // os.ReadDir sorts by name
-		if strings.HasSuffix(e.Name(), IndexSuffix) {
+		if sideFile(e.Name()) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
@@ -104,7 +104,7 @@ func TestNamesAcrossRestarts(t *testing.T) {
 				var names []string
 				ents, _ := os.ReadDir(dir)
 				for _, e := range ents {
-					if !strings.HasSuffix(e.Name(), IndexSuffix) {
+					if !sideFile(e.Name()) {
 						names = append(names, e.Name())
 					}
 				}

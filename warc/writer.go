@@ -286,8 +286,9 @@ type Writer struct {
 	closed bool
 
 	digests  *digestTable // payload digest → original response, for revisits
+	origs    []origEntry  // the digests the current file added to it, in order
 	index    []IndexEntry // the CDXJ entries of the current file, unsorted
-	indexErr error        // the first index that could not be written
+	indexErr error        // the first index or originals file that could not be written
 }
 
 // stampLayout is the time format in file names.
@@ -521,7 +522,7 @@ func (w *Writer) WriteEncoded(e *EncodedExchange) (file string, offset int64, er
 	}
 	w.last, w.end = start, w.rw.Offset()
 	if e.digest != "" {
-		w.digests.add(e.digest, e.orig)
+		w.addOriginal(e.digest, e.orig)
 	}
 	if !w.opts.NoIndex {
 		// The records' lengths: they were encoded one after another.
@@ -551,7 +552,15 @@ func (w *Writer) remember(r *Record) {
 		return
 	}
 	if d, o, ok := originalOf(r); ok {
-		w.digests.add(d, o)
+		w.addOriginal(d, o)
+	}
+}
+
+// addOriginal adds an original to the digest table and, if it was
+// added, to the current file's originals.
+func (w *Writer) addOriginal(digest string, o original) {
+	if e, ok := w.digests.add(digest, o); ok {
+		w.origs = append(w.origs, e)
 	}
 }
 
@@ -793,17 +802,26 @@ func (w *Writer) Close() error {
 	return w.indexErr
 }
 
-// flushIndex writes the CDXJ index of the file just completed. An index
-// that cannot be written does not stop the writes (the WARC files are
-// the archive; IndexFile rebuilds an index from them): the first such
-// error is kept, and Close returns it.
+// flushIndex writes the CDXJ index and the originals file of the file
+// just completed, w.end bytes long. One that cannot be written does not
+// stop the writes (the WARC files are the archive; IndexFile rebuilds an
+// index from them, Rewind reads a file without its originals whole): the
+// first such error is kept, and Close returns it.
 func (w *Writer) flushIndex() {
-	entries := w.index
-	w.index = nil
-	if w.opts.NoIndex || w.name == "" {
+	entries, origs := w.index, w.origs
+	w.index, w.origs = nil, nil
+	if w.name == "" {
 		return
 	}
-	if err := writeIndex(filepath.Join(w.opts.Dir, w.name), entries); err != nil && w.indexErr == nil {
+	path := filepath.Join(w.opts.Dir, w.name)
+	var err error
+	if !w.opts.NoIndex {
+		err = writeIndex(path, entries)
+	}
+	if !w.opts.NoRevisits {
+		err = errors.Join(err, writeOriginals(path, w.series, w.end, origs))
+	}
+	if err != nil && w.indexErr == nil {
 		w.indexErr = err
 	}
 }
