@@ -38,7 +38,9 @@ import (
 // already holds (an exact duplicate, archived through Exchange) is
 // written as a revisit record referring to it, unless the options say
 // NoRevisits; each complete file gets a CDXJ index beside it (see package
-// warc). Safe for concurrent use.
+// warc). A page a browser rendered (fetch.Response.Rendered) also gets a
+// conversion record holding the document its scripts built, referring to
+// its response record. Safe for concurrent use.
 type WARCSink struct {
 	w *warc.Writer
 }
@@ -95,6 +97,13 @@ func (s *WARCSink) Prepare(_ context.Context, p *Page) (Prepared, error) {
 	e, err := s.w.EncodeExchange(p.URL, ip, p.Fetched, req, raw, meta, truncation(resp))
 	if err != nil {
 		return nil, err
+	}
+	if resp.Rendered && len(resp.Body) > 0 {
+		// The document the browser built, which the page's text and
+		// links came from, beside what the server sent.
+		if err := s.w.AddConversion(e, "text/html; charset=utf-8", resp.Body); err != nil {
+			return nil, err
+		}
 	}
 	return preparedExchange{s.w, e}, nil
 }

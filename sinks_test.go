@@ -275,3 +275,50 @@ func readWARC(t *testing.T, files []string) []*warc.Record {
 	}
 	return recs
 }
+
+// TestWARCSinkRendered archives a page a browser rendered: the response
+// record holds what the server sent, and a conversion record after it,
+// referring to it, the document the page's text and links came from; a
+// page that was not rendered gets none.
+func TestWARCSinkRendered(t *testing.T) {
+	ws, err := NewWARCSink(&warc.WriterOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	static := []byte("<html><body><div id=app></div><script src=/app.js></script></body></html>")
+	dom := []byte("<html><head></head><body><div id=\"app\"><a href=\"/p/1\">one</a></div><script src=\"/app.js\"></script></body></html>")
+	rendered := testPage("http://app.sim.test/", 1)
+	rendered.Response.Wire = static // the body as the server sent it
+	rendered.Response.Body, rendered.Response.Rendered = dom, true
+	plain := testPage("http://app.sim.test/about", 0)
+	for _, p := range []*Page{rendered, plain} {
+		if err := ws.Write(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*warc.Record{}
+	var conversions []*warc.Record
+	for _, rec := range readWARC(t, ws.Files()) {
+		byID[rec.ID()] = rec
+		if rec.Type() == warc.TypeConversion {
+			conversions = append(conversions, rec)
+		}
+	}
+	if len(conversions) != 1 {
+		t.Fatalf("%d conversion records, want 1 (the rendered page's)", len(conversions))
+	}
+	c := conversions[0]
+	resp := byID[c.Header.Get(warc.FieldRefersTo)]
+	if resp == nil || resp.Type() != warc.TypeResponse || resp.TargetURI() != rendered.URL {
+		t.Fatalf("the conversion refers to %q, not the rendered page's response", c.Header.Get(warc.FieldRefersTo))
+	}
+	if !bytes.Equal(c.Block, dom) || c.TargetURI() != rendered.URL || !strings.HasPrefix(c.Header.Get(warc.FieldContentType), "text/html") {
+		t.Errorf("conversion record of %s, %s: %q", c.TargetURI(), c.Header.Get(warc.FieldContentType), c.Block)
+	}
+	if !bytes.Equal(warc.HTTPPayload(resp.Block), static) {
+		t.Errorf("the response record holds %q, not what the server sent", warc.HTTPPayload(resp.Block))
+	}
+}

@@ -475,6 +475,38 @@ func (w *Writer) EncodeExchange(target, ip string, date time.Time, request, resp
 	return e, nil
 }
 
+// AddConversion adds to e, before it is written, a conversion record
+// (WARC 1.1 §6.8): another form of the response's content that archiving
+// made, of the given media type — the document a browser built from the
+// page once its scripts ran, for one. It names the response (or revisit)
+// record in WARC-Refers-To, carries the response's target and date, and
+// lands in the same file with the rest of the exchange. It is not in the
+// CDXJ index: replay serves the response. Safe for concurrent use with
+// other exchanges; not with another call on e.
+func (w *Writer) AddConversion(e *EncodedExchange, contentType string, block []byte) error {
+	resp := e.recs[0]
+	c := &Record{Block: block}
+	c.Header.Set(FieldType, TypeConversion)
+	c.Header.Set(FieldRecordID, NewRecordID())
+	c.Header.Set(FieldDate, resp.Header.Get(FieldDate))
+	c.Header.Set(FieldTargetURI, resp.TargetURI())
+	c.Header.Set(FieldRefersTo, resp.ID())
+	c.Header.Set(FieldContentType, contentType)
+	c.Header.Set(FieldBlockDigest, Digest(block))
+	if e.infoID != "" {
+		c.Header.Set(FieldWarcinfoID, e.infoID)
+	}
+	enc := getEncoder(!w.opts.Uncompressed)
+	defer putEncoder(enc)
+	n := e.data.Len()
+	if err := enc.encode(c, &e.data); err != nil {
+		e.data.Truncate(n) // e stands as it was
+		return err
+	}
+	e.recs = append(e.recs, c)
+	return nil
+}
+
 // encode encodes e's records into e.data, naming warcinfo record infoID.
 func (w *Writer) encode(e *EncodedExchange, infoID string) error {
 	e.infoID = infoID
