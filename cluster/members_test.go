@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -703,5 +704,37 @@ func logJournal(t *testing.T, s *shards, subj string) {
 		}
 		t.Logf("%d: %c by %s/%d, flags %d: %d added, %d done, %d out, %d fingerprints",
 			seq, r.kind, r.owner, r.inc, r.flags, len(r.txn.Add), len(r.txn.Done), len(r.out), len(r.fps))
+	}
+}
+
+// TestMembersFencedLinksStored commits, on a member, a page whose links
+// fall in a shard another member owns: the part cannot be journaled
+// here, so its links go to the owner through the host splitter, and
+// they are stored before the commit returns, not left in the splitter's
+// buffer for a kill to lose.
+func TestMembersFencedLinksStored(t *testing.T) {
+	_, _, tc := memberSetup(t, nil)
+	for _, name := range tc.names {
+		tc.start(name, "")
+	}
+	waitPages(t, tc, "n2", 2)
+	nd := tc.node("n0")
+	var host string
+	for i := 0; host == ""; i++ {
+		h := fmt.Sprintf("elsewhere%d.sim.test", i)
+		sh := nd.ring.HostShard(h)
+		nd.shards.mu.Lock()
+		owned := nd.shards.st[sh].owned
+		nd.shards.mu.Unlock()
+		if !owned {
+			host = h
+		}
+	}
+	u := frontier.URL{URL: "http://" + host + "/fenced"}
+	if err := nd.shards.state.Commit(context.Background(), &crawlkit.Txn{Add: []crawlkit.Pending{{URL: u}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := nd.splitter.Buffered(); n != 0 {
+		t.Errorf("%d URLs for other members still buffered after the commit", n)
 	}
 }

@@ -723,6 +723,7 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 	}
 	var lost []frontier.URL
 	dropped := map[string]bool{}
+	flush := false // URLs for other nodes wait in the splitter with no stored copy
 	s.writeM.Lock()
 	for _, i := range order {
 		r := parts[i]
@@ -756,7 +757,9 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 			s.n.log.Warn("cluster: shard taken over by another node", "node", s.n.opts.Name, "shard", i)
 		}
 		// Not this node's shard (any more): its new URLs go to the
-		// owner; the rest of its part is the owner's to decide.
+		// owner; the rest of its part is the owner's to decide. Its
+		// outbox is not stored either: the splitter is flushed below.
+		flush = flush || len(r.out) > 0
 		for _, p := range r.txn.Add {
 			lost = append(lost, p.URL)
 			dropped[p.URL.URL] = true
@@ -780,6 +783,12 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		if err := s.n.splitter.Send(ctx, lost); err != nil {
 			return err
 		}
+		flush = true
+	}
+	if flush {
+		// Stored by their owners before the commit returns, as the
+		// journal would have kept them: a kill now loses none.
+		s.n.splitter.Flush(ctx)
 	}
 	return nil
 }
