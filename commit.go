@@ -196,6 +196,13 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 		}
 		c.txn.Keys = append(c.txn.Keys, kd)
 	}
+	if n := uint32(len(w.released)); n > 0 {
+		// Released URLs (queued after the commit, below) are queued
+		// again, each counted as a link again (Stats.Links); counted
+		// here, with the rest of the page's counters.
+		w.t.outcomes[Queued] += n
+		w.t.links += n
+	}
 	c.c.apply(&w.t)
 	if c.durable {
 		if err := c.saveProgress(); err != nil {
@@ -234,8 +241,6 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			back[i] = frontier.URL{URL: u, Depth: depth}
 		}
 		admitted = append(admitted, back...)
-		w.t.outcomes[Queued] += uint32(len(back))
-		w.t.links += uint32(len(back)) // each counted as a link again (Stats.Links)
 	}
 	admitted = append(admitted, sooner...)
 	if len(admitted) > 0 {

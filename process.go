@@ -88,6 +88,7 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) bool {
 	c.queueCanonical(w)
 	if !w.requeue {
 		c.recordFailure(w)
+		c.canonicalFailed(w)
 	}
 	start := time.Now()
 	if err := c.commit(ctx, w); err != nil {
@@ -592,6 +593,21 @@ func (c *Crawler) recordFailure(w *work) {
 	}
 	r.Time = time.Now()
 	c.obs.failed(r)
+}
+
+// canonicalFailed tells the URL rules of a fetch that gave no page: the
+// URLs parked on it (their rules took it for their canonical form) come
+// back to be fetched themselves, with the withdrawn rules' URLs.
+func (c *Crawler) canonicalFailed(w *work) {
+	if c.rules == nil {
+		return
+	}
+	switch w.outcome {
+	case FetchError, HTTPError, RobotsDenied, ParseError:
+		v := c.rules.Version()
+		w.released = append(w.released, c.rules.Failed(w.l.URL.URL)...)
+		w.rules = w.rules || c.rules.Version() != v
+	}
 }
 
 func (c *Crawler) reportError(u string, err error) {

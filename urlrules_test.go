@@ -2,10 +2,13 @@ package crawlkit
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/fetch/fetchtest"
 )
 
@@ -154,5 +157,47 @@ func TestURLRulesAccounting(t *testing.T) {
 		if s.FilteredBy["url rule"]+s.Outcomes[Parked] == 0 {
 			t.Errorf("MaxDepth %d: no URL parked: %s", depth, s.Summary())
 		}
+	}
+}
+
+// TestURLRulesCanonicalFails crawls the Aliases site with its bare host
+// answering 404 under /news/, while its www alias serves those pages:
+// the host-alias rule, learned on the other paths, maps the www news
+// URLs to bare-host URLs that give no page. Those failures release the
+// URLs parked on them, which are fetched under www, so no page is lost;
+// the failed forms are counted.
+func TestURLRulesCanonicalFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	web := aliasWeb(t)
+	host := web.Host(fetchtest.Aliases)
+	bare := strings.Split(host, ":")[0]
+	var refused atomic.Int64
+	c, s := aliasCrawl(t, ctx, web, func(cfg *Config) {
+		cfg.WrapFetcher = func(f fetch.Fetcher) (fetch.Fetcher, error) {
+			return fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+				if req.URL.Hostname() == bare && strings.HasPrefix(req.URL.Path, "/news/") {
+					refused.Add(1)
+					return &fetch.Response{URL: req.URL, Status: 404, Header: http.Header{}}, nil
+				}
+				return f.Fetch(ctx, req)
+			}), nil
+		}
+	})
+	st := c.URLRules().Stats()
+	var news []string
+	for _, p := range web.PagesOf(host) {
+		if strings.Contains(p, "/news/") {
+			news = append(news, p)
+		}
+	}
+	missed := web.Missed("crawlkit", nil, web.URL(host, "/"))
+	t.Logf("%d bare-host news fetches answered 404; %d canonical forms failed, %d URLs released; %d pages missed of %d; %s",
+		refused.Load(), st.Failed, st.Released, len(missed), len(web.PagesOf(host)), s.Summary())
+	for _, m := range missed {
+		t.Errorf("never fetched under any URL: %s", m)
+	}
+	if st.Failed == 0 || refused.Load() == 0 || len(news) == 0 {
+		t.Errorf("the test checks nothing: %d failed forms, %d refused fetches, %d news pages", st.Failed, refused.Load(), len(news))
 	}
 }

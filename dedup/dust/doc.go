@@ -100,7 +100,10 @@
 // A URL the crawler drops because of a rule is parked (Park), under every
 // rule its rewrite used. When a rule is withdrawn, Observe returns its
 // parked URLs, which the crawler queues again: a wrong rule costs fetches,
-// never pages. A rule holds at most Options.MaxParked URLs (default
+// never pages. So does a canonical form that gives no page (a 404 or 403
+// where the alias serves one, a host that went down): Failed releases the
+// URLs parked on it and keeps it, in a bounded set saved with the rules,
+// from being parked on again. A rule holds at most Options.MaxParked URLs (default
 // 16384); when its lot is full it stops rewriting new URLs, which are then
 // fetched, rather than losing them.
 //
@@ -178,6 +181,13 @@
 //
 //	// After a redirect from page to location.
 //	learner.ObserveRedirect(page, location)
+//
+//	// After a fetch that gave no page (an error status, a failed fetch,
+//	// robots.txt denying it): the URLs parked on it come back, and none
+//	// is parked on it again.
+//	for _, u := range learner.Failed(page) {
+//		readmit(u)
+//	}
 //
 // A checkpoint stores MarshalBinary's bytes with the frontier, and a
 // resume gives them to UnmarshalBinary before the first Rewrite: the

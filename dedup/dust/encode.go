@@ -14,22 +14,26 @@ import (
 // The encoded state: the magic and version, then uvarints and
 // length-prefixed strings.
 //
-//	"dust" 0x02
+//	"dust" 0x03
 //	nextID nextSeq
-//	Observed Proposed Activated Withdrawn Refuted Dropped Released
+//	Observed Proposed Activated Withdrawn Refuted Dropped Released Failed
 //	count, then per rule (active and withdrawn, by ID):
 //	  id kind(byte) state(byte) flags(byte) host from to
 //	  support counterexamples seq rewritten released
 //	count, then per parked URL (by URL):
 //	  url count ids
+//	count, then the failed canonical forms' FNV-1a hashes, oldest first,
+//	  8 bytes each, little-endian
 //
 // The flags are 1, refuted (withdrawn before it was active), and 2, bare
-// (a DropParam with a pair of a URL without its parameters). Version 1,
-// whose flags byte was the refuted one alone, is still read: it had no
-// parameter sets, and its parameter rules were all learned from pairs
-// with the URL without the parameter, so they are bare.
+// (a DropParam with a pair of a URL without its parameters). Versions 1
+// and 2 are still read. Version 2 had no Failed counter and no failed
+// canonical forms. Version 1, whose flags byte was the refuted one alone,
+// had no parameter sets either, and its parameter rules were all learned
+// from pairs with the URL without the parameter, so they are bare.
 const (
-	magic   = "dust\x02"
+	magic   = "dust\x03"
+	magicV2 = "dust\x02"
 	magicV1 = "dust\x01"
 )
 
@@ -71,6 +75,7 @@ func (l *Learner) appendState(b []byte, parked bool) ([]byte, error) {
 	for _, v := range l.st.counters() {
 		b = binary.AppendUvarint(b, *v)
 	}
+	b = binary.AppendUvarint(b, l.st.Failed)
 	var rs []*cand
 	for _, c := range l.rules {
 		if c.state != Proposed {
@@ -106,6 +111,10 @@ func (l *Learner) appendState(b []byte, parked bool) ([]byte, error) {
 		for _, c := range chain {
 			b = binary.AppendUvarint(b, uint64(c.id))
 		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(l.failedOrder)))
+	for _, h := range l.failedOrder {
+		b = binary.LittleEndian.AppendUint64(b, h)
 	}
 	return b, nil
 }
@@ -161,7 +170,20 @@ func (l *Learner) UnmarshalBinary(data []byte) error {
 	l.hosts = make(map[string]*hostSample)
 	l.lru.Init()
 	l.sampled = 0
-	l.snap.Store(l.build())
+	l.failed = make(map[uint64]struct{}, len(d.failed))
+	l.failedOrder = d.failed
+	for _, h := range d.failed {
+		l.failed[h] = struct{}{}
+	}
+	s := l.build()
+	l.snap.Store(s)
+	// The canonical forms the parked URLs are parked on, for Failed.
+	l.parkedOn = make(map[uint64][]string)
+	for _, u := range d.order {
+		if out, _, ok := s.rewrite(u, func(*active, bool) {}); ok {
+			l.parkedOn[fnv(out)] = append(l.parkedOn[fnv(out)], u)
+		}
+	}
 	return nil
 }
 
@@ -172,6 +194,7 @@ type decoded struct {
 	rules   []*cand
 	parked  map[string][]*cand
 	order   []string // the parked URLs, in order
+	failed  []uint64 // the failed canonical forms, oldest first
 }
 
 func corrupt(what string) error {
@@ -183,7 +206,8 @@ func decode(data []byte) (*decoded, error) {
 		return nil, corrupt("header")
 	}
 	v1 := string(data[:len(magicV1)]) == magicV1
-	if !v1 && string(data[:len(magic)]) != magic {
+	v2 := string(data[:len(magicV2)]) == magicV2
+	if !v1 && !v2 && string(data[:len(magic)]) != magic {
 		return nil, corrupt("header")
 	}
 	r := wire.Decoder{B: data[len(magic):]}
@@ -196,6 +220,9 @@ func decode(data []byte) (*decoded, error) {
 	d.nextID = RuleID(id)
 	for _, v := range d.st.counters() {
 		*v = r.Uvarint()
+	}
+	if !v1 && !v2 {
+		d.st.Failed = r.Uvarint()
 	}
 	if r.Bad {
 		return nil, corrupt("header")
@@ -262,6 +289,21 @@ func decode(data []byte) (*decoded, error) {
 		}
 		d.parked[u] = chain
 		d.order = append(d.order, u)
+	}
+	if !v1 && !v2 {
+		n = r.Count(8)
+		if n > maxFailed {
+			return nil, corrupt("failed canonical forms")
+		}
+		seen := make(map[uint64]bool, n)
+		for range n {
+			h := r.Uint64()
+			if r.Bad || seen[h] {
+				return nil, corrupt("failed canonical forms")
+			}
+			seen[h] = true
+			d.failed = append(d.failed, h)
+		}
 	}
 	if !r.Done() {
 		return nil, corrupt("trailer")

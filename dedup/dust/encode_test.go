@@ -197,11 +197,88 @@ func TestDecodeVersion1(t *testing.T) {
 		t.Errorf("Rewrite after decoding version 1: %+v, %v", r, ok)
 	}
 	b, _ := l.MarshalBinary()
-	if !strings.HasPrefix(string(b), "dust\x02") {
+	if !strings.HasPrefix(string(b), "dust\x03") {
 		t.Errorf("encoded as %q", b[:5])
 	}
 	if err := l.UnmarshalBinary(v1("a&b")); !errors.Is(err, dust.ErrCorrupt) {
 		t.Errorf("a parameter set in version 1: %v", err)
+	}
+	// Version 2: parameter sets and the bare flag, no failed canonical
+	// forms.
+	v2 := v1("a&b")
+	v2[4] = 2
+	v2[len("dust\x02")+9+4] = 2 // flags: bare
+	if err := l.UnmarshalBinary(v2); err != nil {
+		t.Fatalf("version 2: %v", err)
+	}
+	if r, ok := l.Rewrite("http://s.sim.test/x?a=1&b=2&c=3"); !ok || r.URL != "http://s.sim.test/x?c=3" {
+		t.Errorf("Rewrite after decoding version 2: %+v, %v", r, ok)
+	}
+}
+
+// TestFailedCanonical: a canonical form that gives no page releases the
+// URLs parked on it, and no URL is parked on it again, across an
+// encoding too; a URL of a host no rule rewrites to is not recorded.
+func TestFailedCanonical(t *testing.T) {
+	state := append([]byte("dust\x01"), 2, 1, 0, 0, 0, 0, 0, 0, 0)
+	state = append(state, 1, 1, byte(dust.DropParam), byte(dust.Active), 0)
+	for _, s := range []string{"s.sim.test", "ref", ""} {
+		state = append(binary.AppendUvarint(state, uint64(len(s))), s...)
+	}
+	state = append(state, 4, 0, 0, 0, 0, 0)
+	l, _ := dust.New(&dust.Options{ValidateEvery: -1})
+	if err := l.UnmarshalBinary(state); err != nil {
+		t.Fatal(err)
+	}
+	park := func(l *dust.Learner, u string) bool {
+		t.Helper()
+		r, ok := l.Rewrite(u)
+		if !ok {
+			t.Fatalf("%s not rewritten", u)
+		}
+		return l.Park(u, r.URL)
+	}
+	for _, u := range []string{"http://s.sim.test/a?ref=1", "http://s.sim.test/a?ref=2", "http://s.sim.test/b?ref=1"} {
+		if !park(l, u) {
+			t.Fatalf("%s not parked", u)
+		}
+	}
+	if got := l.Failed("http://other.sim.test/a"); got != nil || l.Stats().Failed != 0 {
+		t.Errorf("a host no rule names: released %q, %d recorded", got, l.Stats().Failed)
+	}
+	v := l.Version()
+	got := l.Failed("http://s.sim.test/a")
+	slices.Sort(got)
+	if want := []string{"http://s.sim.test/a?ref=1", "http://s.sim.test/a?ref=2"}; !slices.Equal(got, want) {
+		t.Errorf("released %q, want %q", got, want)
+	}
+	if st := l.Stats(); st.Failed != 1 || st.Parked != 1 || st.Released != 2 || l.Version() == v {
+		t.Errorf("after Failed: %+v, version %d (was %d)", st, l.Version(), v)
+	}
+	if park(l, "http://s.sim.test/a?ref=3") {
+		t.Error("a URL was parked on a canonical form that gave no page")
+	}
+	if got := l.Failed("http://s.sim.test/a"); len(got) != 0 || l.Stats().Failed != 1 {
+		t.Errorf("failed again: released %q, %d recorded", got, l.Stats().Failed)
+	}
+	// Across an encoding: still refused, and the URL still parked is
+	// found by its canonical form.
+	b, err := l.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, _ := dust.New(&dust.Options{ValidateEvery: -1})
+	if err := l2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if park(l2, "http://s.sim.test/a?ref=4") {
+		t.Error("after decoding: a URL was parked on a canonical form that gave no page")
+	}
+	if got := l2.Failed("http://s.sim.test/b"); !slices.Equal(got, []string{"http://s.sim.test/b?ref=1"}) {
+		t.Errorf("after decoding: released %q", got)
+	}
+	if st := l2.Stats(); st.Failed != 2 || st.Parked != 0 {
+		t.Errorf("after decoding: %+v", st)
 	}
 }
 

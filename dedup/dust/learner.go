@@ -20,25 +20,28 @@ import (
 type Learner struct {
 	snap atomic.Pointer[snapshot] // nil: no active rule
 
-	mu       sync.Mutex
-	opts     Options
-	ready    bool
-	seed     maphash.Seed
-	rules    map[key]*cand
-	byHost   map[string][]*cand // the rules naming a host (both hosts of an alias)
-	nextID   RuleID
-	nextSeq  uint64
-	hosts    map[string]*hostSample
-	lru      list.List // of *hostSample, most recently observed first
-	sampled  int       // URLs in all host samples
-	parkedBy map[string][]*cand
-	released []string  // URLs released by the current call
-	retro    *cand     // the rule whose retrospective check is running
-	counted  []counted // the supporting pairs the current call counted
-	buf      []byte
-	specs    []spec
-	gen      uint64
-	st       Stats // the cumulative counters
+	mu          sync.Mutex
+	opts        Options
+	ready       bool
+	seed        maphash.Seed
+	rules       map[key]*cand
+	byHost      map[string][]*cand // the rules naming a host (both hosts of an alias)
+	nextID      RuleID
+	nextSeq     uint64
+	hosts       map[string]*hostSample
+	lru         list.List // of *hostSample, most recently observed first
+	sampled     int       // URLs in all host samples
+	parkedBy    map[string][]*cand
+	parkedOn    map[uint64][]string // fnv of a canonical form → the URLs parked on it (some since released)
+	failed      map[uint64]struct{} // fnv of canonical forms that gave no page (Failed)
+	failedOrder []uint64            // the same, oldest first
+	released    []string            // URLs released by the current call
+	retro       *cand               // the rule whose retrospective check is running
+	counted     []counted           // the supporting pairs the current call counted
+	buf         []byte
+	specs       []spec
+	gen         uint64
+	st          Stats // the cumulative counters
 }
 
 // cand is the record of a rule: proposed, active or withdrawn.
@@ -92,7 +95,8 @@ type Stats struct {
 	Refuted   uint64 // proposed rules withdrawn before activation
 	Dropped   uint64 // candidates not recorded: no room (MaxRules, MaxHostRules)
 	Rewritten uint64 // rewrites, summed over the rules that took part
-	Released  uint64 // URLs released by withdrawals
+	Released  uint64 // URLs released by withdrawals and by failed canonical forms
+	Failed    uint64 // canonical forms recorded as giving no page (Failed)
 	Parked    int    // URLs parked now
 	Rules     int    // rule records now
 	Active    int    // active rules now
@@ -128,6 +132,8 @@ func (l *Learner) init() {
 	l.byHost = make(map[string][]*cand)
 	l.hosts = make(map[string]*hostSample)
 	l.parkedBy = make(map[string][]*cand)
+	l.parkedOn = make(map[uint64][]string)
+	l.failed = make(map[uint64]struct{})
 	l.nextID = 1
 	l.ready = true
 }
@@ -182,6 +188,10 @@ func (l *Learner) Park(url, canonical string) bool {
 	if s == nil || len(l.parkedBy) >= l.opts.MaxParkedTotal {
 		return false
 	}
+	hc := fnv(canonical)
+	if _, failed := l.failed[hc]; failed {
+		return false // its page would be lost: the crawler fetches url
+	}
 	var chain []*cand
 	out, _, ok := s.rewrite(url, func(a *active, _ bool) {
 		if !slices.Contains(chain, a.c) {
@@ -200,6 +210,7 @@ func (l *Learner) Park(url, canonical string) bool {
 		l.park(c, url)
 	}
 	l.parkedBy[url] = chain
+	l.parkedOn[hc] = append(l.parkedOn[hc], url)
 	return true
 }
 
@@ -226,15 +237,7 @@ func (l *Learner) release(c *cand) {
 		if !ok || !slices.Contains(chain, c) {
 			continue
 		}
-		delete(l.parkedBy, u)
-		for _, o := range chain {
-			if o != c {
-				o.nParked--
-				if o.act != nil && o.nParked < l.opts.MaxParked {
-					o.act.full.Store(false)
-				}
-			}
-		}
+		l.unpark(u, chain)
 		l.released = append(l.released, u)
 		c.released++
 		l.st.Released++
@@ -725,12 +728,13 @@ func (c *cand) rule() Rule {
 }
 
 // Version returns a number that changes whenever what AppendRules
-// encodes for the rules changes: a rule activated, withdrawn or refuted.
+// encodes for the rules changes: a rule activated, withdrawn or refuted,
+// or a canonical form recorded by Failed.
 // A crawler saves the rules again when it has moved. O(1).
 func (l *Learner) Version() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.st.Activated + l.st.Withdrawn + l.st.Refuted
+	return l.st.Activated + l.st.Withdrawn + l.st.Refuted + l.st.Failed
 }
 
 // Stats returns the counters. Cost: O(rules) under the mutex.
