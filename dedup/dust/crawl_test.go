@@ -78,7 +78,12 @@ func (c *crawl) readmit(u string) {
 func (c *crawl) fetch(u string) {
 	fp, ok := c.web[u]
 	if !ok {
-		return // a canonical form the web does not have: a 404
+		// A canonical form the web does not have: a 404, which gives
+		// back the URLs parked on it.
+		for _, r := range c.l.Failed(u) {
+			c.readmit(r)
+		}
+		return
 	}
 	c.fetched = append(c.fetched, u)
 	first := c.content[fp]

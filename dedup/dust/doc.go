@@ -43,6 +43,21 @@
 // pages change between fetches (a clock, a random quote) has no exact
 // duplicates to learn from in the first place.
 //
+// Known parameters are the exception: tracking and session parameters
+// (Options.KnownParams: utm_*, gclid, fbclid, jsessionid, sessionid and
+// the like) that host after host shows not to select content. A
+// DropParam rule of known parameters alone is activated by
+// Options.KnownSupport pairs (default 1), without the two values, and
+// parks without probation; its validations, its counterexamples and the
+// failure of its canonical forms (Failed) still undo it. A parameter
+// also becomes known on every host once rules dropping it alone are
+// active on Options.GeneralizeAfter hosts (default 3) and none was
+// refuted, as Dasgupta et al. generalise a rule over its contexts: a
+// crawl of many sites learns "ref" on three and spends one pair on each
+// of the others. It is a prior, not a licence: a site on which a known
+// parameter selects content keeps a page behind the rule until a
+// validation or the sample meets it, which KnownParams set empty avoids.
+//
 // # Rules
 //
 // Each rule is scoped to a host ("host:port" when the port is not the

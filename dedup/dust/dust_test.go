@@ -517,7 +517,8 @@ func TestValidate(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, o := range []dust.Options{{MinSupport: -1}, {MaxParked: -2}, {MaxParkedTotal: -1}, {HostSample: 10, SampleSize: 5}} {
+	for _, o := range []dust.Options{{MinSupport: -1}, {MaxParked: -2}, {MaxParkedTotal: -1}, {HostSample: 10, SampleSize: 5},
+		{KnownParams: []string{"utm_*", "*"}}, {KnownParams: []string{""}}, {KnownSupport: -1}} {
 		if _, err := dust.New(&o); err == nil {
 			t.Errorf("New(%+v) accepted", o)
 		}

@@ -151,10 +151,19 @@ func (l *Learner) UnmarshalBinary(data []byte) error {
 	l.init()
 	l.rules = make(map[key]*cand, len(d.rules))
 	l.byHost = make(map[string][]*cand)
+	clear(l.activeParam)
+	clear(l.refutedParam)
 	for _, c := range d.rules {
 		l.rules[c.key()] = c
 		l.index(c)
-		l.probe(c)
+		if c.state == Active {
+			l.generalize(c, 1, false)
+		} else {
+			l.generalize(c, 0, true)
+		}
+	}
+	for _, c := range d.rules {
+		l.probe(c) // once the known parameters are counted
 	}
 	l.parkedBy = d.parked
 	for _, u := range d.order {

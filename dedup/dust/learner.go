@@ -20,28 +20,30 @@ import (
 type Learner struct {
 	snap atomic.Pointer[snapshot] // nil: no active rule
 
-	mu          sync.Mutex
-	opts        Options
-	ready       bool
-	seed        maphash.Seed
-	rules       map[key]*cand
-	byHost      map[string][]*cand // the rules naming a host (both hosts of an alias)
-	nextID      RuleID
-	nextSeq     uint64
-	hosts       map[string]*hostSample
-	lru         list.List // of *hostSample, most recently observed first
-	sampled     int       // URLs in all host samples
-	parkedBy    map[string][]*cand
-	parkedOn    map[uint64][]string // fnv of a canonical form → the URLs parked on it (some since released)
-	failed      map[uint64]struct{} // fnv of canonical forms that gave no page (Failed)
-	failedOrder []uint64            // the same, oldest first
-	released    []string            // URLs released by the current call
-	retro       *cand               // the rule whose retrospective check is running
-	counted     []counted           // the supporting pairs the current call counted
-	buf         []byte
-	specs       []spec
-	gen         uint64
-	st          Stats // the cumulative counters
+	mu           sync.Mutex
+	opts         Options
+	ready        bool
+	seed         maphash.Seed
+	rules        map[key]*cand
+	byHost       map[string][]*cand // the rules naming a host (both hosts of an alias)
+	nextID       RuleID
+	nextSeq      uint64
+	hosts        map[string]*hostSample
+	lru          list.List // of *hostSample, most recently observed first
+	sampled      int       // URLs in all host samples
+	parkedBy     map[string][]*cand
+	parkedOn     map[uint64][]string // fnv of a canonical form → the URLs parked on it (some since released)
+	failed       map[uint64]struct{} // fnv of canonical forms that gave no page (Failed)
+	failedOrder  []uint64            // the same, oldest first
+	activeParam  map[string]int      // lower-case parameter → hosts whose rule dropping it alone is active
+	refutedParam map[string]bool     // lower-case parameters a rule dropping them alone was refuted for
+	released     []string            // URLs released by the current call
+	retro        *cand               // the rule whose retrospective check is running
+	counted      []counted           // the supporting pairs the current call counted
+	buf          []byte
+	specs        []spec
+	gen          uint64
+	st           Stats // the cumulative counters
 }
 
 // cand is the record of a rule: proposed, active or withdrawn.
@@ -134,6 +136,8 @@ func (l *Learner) init() {
 	l.parkedBy = make(map[string][]*cand)
 	l.parkedOn = make(map[uint64][]string)
 	l.failed = make(map[uint64]struct{})
+	l.activeParam = make(map[string]int)
+	l.refutedParam = make(map[string]bool)
 	l.nextID = 1
 	l.ready = true
 }
@@ -559,6 +563,9 @@ func (l *Learner) addSupport(c *cand, w, va, vb uint64, values bool) {
 // "page=2") and two values of each of its parameters in the URLs fetched
 // on the host since it was proposed, its host's sample included.
 func (l *Learner) ripe(c *cand) bool {
+	if l.known(c) {
+		return c.support >= min(l.opts.KnownSupport, l.opts.MinSupport)
+	}
 	if c.support < l.opts.MinSupport {
 		return false
 	}
@@ -618,6 +625,7 @@ func (l *Learner) activate(c *cand) {
 	l.nextSeq++
 	l.st.Activated++
 	c.pairs, c.seen = nil, nil
+	l.generalize(c, 1, false)
 	l.snap.Store(s)
 }
 
@@ -634,7 +642,7 @@ func (l *Learner) probe(c *cand) {
 // with a URL without its parameters confirms its canonical form; none
 // for the others.
 func (l *Learner) probation(c *cand) int {
-	if c.kind == PathPrefix || c.kind == DropParam && !c.bare {
+	if c.kind == PathPrefix || c.kind == DropParam && !c.bare && !l.known(c) {
 		return l.opts.Probation
 	}
 	return 0
@@ -647,9 +655,11 @@ func (l *Learner) counter(c *cand) {
 	case Proposed:
 		c.state, c.refuted, c.pairs, c.seen = Withdrawn, true, nil, nil
 		l.st.Refuted++
+		l.generalize(c, 0, true)
 	case Active:
 		c.state = Withdrawn
 		l.st.Withdrawn++
+		l.generalize(c, -1, true)
 		l.release(c)
 		l.snap.Store(l.build())
 	}

@@ -1,5 +1,7 @@
 package dust
 
+import "slices"
+
 // Options configures a Learner. The zero value means all defaults; a
 // zero field means its default.
 //
@@ -74,6 +76,39 @@ type Options struct {
 	// HostSample bounds the sample of one host: its most recent
 	// HostSample fetches. Default 4096; at most SampleSize.
 	HostSample int
+
+	// KnownParams names query parameters known not to select a page's
+	// content: a DropParam rule whose parameters are all known is
+	// activated by KnownSupport supporting pairs, without the two values
+	// of each parameter the others need, and parks without probation.
+	// Names compare without regard to ASCII case; a name ending in "*" is
+	// a prefix. A name becomes known on every host, too, once a rule
+	// dropping it alone is active on GeneralizeAfter hosts and no host
+	// refuted one. Validations and counterexamples still withdraw such a
+	// rule, and a canonical form that gives no page releases what it
+	// parked (Learner.Failed). Default (nil): DefaultKnownParams; an
+	// empty slice: none.
+	KnownParams []string
+
+	// KnownSupport is the supporting pairs a rule of known parameters
+	// needs. Default 1.
+	KnownSupport int
+
+	// GeneralizeAfter is the hosts on which a rule dropping one
+	// parameter must be active before the parameter is known everywhere.
+	// Default 3; negative: never.
+	GeneralizeAfter int
+}
+
+// DefaultKnownParams returns the parameters Options.KnownParams defaults
+// to: analytics and ad-click tracking parameters, and the session
+// parameters of common server frameworks. Not "sid" or "ref", which some
+// sites use to choose content.
+func DefaultKnownParams() []string {
+	return []string{
+		"utm_*", "gclid", "dclid", "fbclid", "msclkid", "yclid", "mc_cid", "mc_eid", "_ga", "_gl",
+		"jsessionid", "phpsessid", "aspsessionid", "sessionid", "cfid", "cftoken",
+	}
 }
 
 const (
@@ -108,6 +143,11 @@ func (o Options) withDefaults() Options {
 	if o.HostSample == 0 {
 		o.HostSample = min(defaultHostSample, o.SampleSize)
 	}
+	if o.KnownParams == nil {
+		o.KnownParams = DefaultKnownParams()
+	}
+	def(&o.KnownSupport, 1)
+	def(&o.GeneralizeAfter, 3)
 	return o
 }
 
@@ -132,6 +172,12 @@ func (o Options) validate() string {
 		return "SampleSize"
 	case o.HostSample < 1 || o.HostSample > o.SampleSize:
 		return "HostSample"
+	case slices.ContainsFunc(o.KnownParams, func(k string) bool { return k == "" || k == "*" }):
+		return "KnownParams" // every parameter would be known
+	case o.KnownSupport < 1 || o.KnownSupport > maxOption:
+		return "KnownSupport"
+	case o.GeneralizeAfter > maxOption:
+		return "GeneralizeAfter"
 	}
 	return ""
 }

@@ -79,6 +79,25 @@ func TestParamEvidence(t *testing.T) {
 		rewrite: map[string]string{h + "/news/?page=3&ref=9": h + "/news/?page=3", h + "/news/?page=7": ""},
 		parks:   true,
 	}, {
+		name:    "known parameter, one pair",
+		pages:   []page{{h + "/a.html", ""}, {h + "/a.html?utm_source=feed", h + "/a.html"}},
+		active:  []string{"param utm_source on s.sim.test"},
+		rewrite: map[string]string{h + "/b.html?utm_source=x&id=2": h + "/b.html?id=2"},
+		parks:   true,
+	}, {
+		name:    "known session parameter, values alone",
+		pages:   []page{{h + "/cart?sessionid=a1", h + "/cart"}, {h + "/cart?sessionid=b2", h + "/cart"}},
+		active:  []string{"param sessionid on s.sim.test"},
+		rewrite: map[string]string{h + "/cart?sessionid=c3": h + "/cart"},
+		parks:   true, // no probation: the canonical form's failure would release it
+	}, {
+		// A prior, not a licence: fetched before the first pair, the
+		// path it selects content on refutes the rule at its proposal.
+		name: "known parameter that selects the content",
+		pages: []page{{h + "/p.html", ""}, {h + "/p.html?utm_source=x", ""},
+			{h + "/a.html", ""}, {h + "/a.html?utm_source=feed", h + "/a.html"}},
+		none: true,
+	}, {
 		name: "lang decoy",
 		pages: append(paths(4, func(i int) []page {
 			u := fmt.Sprintf("%s/d%d/about.html", h, i)
@@ -159,5 +178,80 @@ func TestDecoyProbation(t *testing.T) {
 	}
 	if lost := c.lost(v2); len(lost) > 0 {
 		t.Errorf("lost %q", lost)
+	}
+}
+
+// TestKnownParams: a parameter dropped alone on GeneralizeAfter hosts is
+// known on the next, where one pair activates its rule; a refutation on
+// any host, or KnownParams set empty, keeps the full evidence.
+func TestKnownParams(t *testing.T) {
+	pair := func(host, param string) []string {
+		u := "http://" + host + "/a.html"
+		return []string{u, u + "?" + param + "=1"}
+	}
+	// Full evidence for "ref" on a host: pairs on minSupport paths, two
+	// values.
+	learn := func(host string) []string {
+		var out []string
+		for i := range minSupport {
+			u := fmt.Sprintf("http://%s/p%d.html", host, i)
+			out = append(out, u, fmt.Sprintf("%s?ref=%d", u, i))
+		}
+		return out
+	}
+	sameAs := func(w web, links []string) {
+		for i := 0; i+1 < len(links); i += 2 {
+			w[links[i]], w[links[i+1]] = fpOf(links[i]), fpOf(links[i])
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		opts    dust.Options
+		refute  bool // a fourth host refutes "ref" first
+		learned bool // one pair activates "ref" on the last host
+	}{
+		{"generalized", dust.Options{}, false, true},
+		{"refuted on a host", dust.Options{}, true, false},
+		{"never", dust.Options{GeneralizeAfter: -1}, false, false},
+		{"three hosts are not enough for four", dust.Options{GeneralizeAfter: 4}, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := web{}
+			var links []string
+			for _, h := range []string{"h1.sim.test", "h2.sim.test", "h3.sim.test"} {
+				l := learn(h)
+				sameAs(w, l)
+				links = append(links, l...)
+			}
+			if tt.refute {
+				u := "http://h4.sim.test/list.html"
+				w[u], w[u+"?ref=2"] = fpOf(u), fpOf(u+"?ref=2")
+				w["http://h4.sim.test/a.html"], w["http://h4.sim.test/a.html?ref=1"] = fpOf("a"), fpOf("a")
+				links = append(links, u, u+"?ref=2", "http://h4.sim.test/a.html", "http://h4.sim.test/a.html?ref=1")
+			}
+			last := pair("h5.sim.test", "ref")
+			sameAs(w, last)
+			opts := tt.opts
+			opts.MinSupport, opts.ValidateEvery = minSupport, -1
+			c := newCrawl(t, &opts, w)
+			c.run(links...)
+			c.run(last...)
+			got := slices.ContainsFunc(active(c.l), func(r string) bool { return strings.HasPrefix(r, "param ref on h5.sim.test ") })
+			if got != tt.learned {
+				t.Errorf("one pair on h5 activated its rule: %v, want %v; rules %q", got, tt.learned, rules(c.l))
+			}
+			if lost := c.lost(append(links, last...)); len(lost) > 0 {
+				t.Errorf("lost %q", lost)
+			}
+		})
+	}
+	// KnownParams empty: utm_source needs the full evidence.
+	w := web{}
+	l := pair("s.sim.test", "utm_source")
+	sameAs(w, l)
+	c := newCrawl(t, &dust.Options{MinSupport: minSupport, ValidateEvery: -1, KnownParams: []string{}}, w)
+	c.run(l...)
+	if a := active(c.l); len(a) > 0 {
+		t.Errorf("with no known parameters, one pair activated %q", a)
 	}
 }
