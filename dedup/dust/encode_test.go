@@ -117,7 +117,18 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte("dust\x01"))
 	f.Add([]byte("dust\x02"))
+	f.Add([]byte("dust\x03"))
 	f.Add([]byte{})
+	// A trained state with parked URLs and failed canonical forms.
+	c := trained(f)
+	for _, r := range c.l.Rules() {
+		c.l.Failed("http://" + r.Host + "/gone")
+	}
+	if c.l.Stats().Failed == 0 || c.l.Stats().Parked == 0 {
+		f.Fatalf("the trained seed lacks failed forms or parked URLs: %+v", c.l.Stats())
+	}
+	b, _ = c.l.MarshalBinary()
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, _ := dust.New(nil)
 		if err := l.UnmarshalBinary(data); err != nil {
