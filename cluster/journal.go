@@ -99,15 +99,9 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 			p := &list[i]
 			b = binary.AppendUvarint(b, uint64(min(max(p.Retries, 0), math.MaxInt32)))
 			b = appendString(b, p.Parked)
-			u := p.URL
-			u.Anchor, u.Source = "", ""
-			mark := len(b)
-			if b, err = u.AppendBinary(b); err != nil {
+			if b, err = appendJournalURL(b, p.URL); err != nil {
 				return b, err
 			}
-			// Length-prefix the URL's encoding after the fact.
-			enc := append([]byte(nil), b[mark:]...)
-			b = appendString(b[:mark], string(enc))
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.txn.Done)))
@@ -146,13 +140,9 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 		b = append(b, secOutbox)
 		b = binary.AppendUvarint(b, uint64(len(r.out)))
 		for _, u := range r.out {
-			u.Anchor, u.Source = "", ""
-			mark := len(b)
-			if b, err = u.AppendBinary(b); err != nil {
+			if b, err = appendJournalURL(b, u); err != nil {
 				return b, err
 			}
-			enc := append([]byte(nil), b[mark:]...)
-			b = appendString(b[:mark], string(enc))
 		}
 	}
 	return b, nil
@@ -277,6 +267,26 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
+// appendJournalURL appends u's encoding, without its anchor text and
+// source (a journal keeps what fetching the URL needs), prefixed with its
+// length as appendString prefixes a string. The encoding is written in
+// place and moved up by the prefix's size, so no copy is allocated.
+func appendJournalURL(b []byte, u frontier.URL) ([]byte, error) {
+	u.Anchor, u.Source = "", ""
+	mark := len(b)
+	b, err := u.AppendBinary(b)
+	if err != nil {
+		return b[:mark], err
+	}
+	n := len(b) - mark
+	var pre [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(pre[:], uint64(n))
+	b = append(b, pre[:k]...) // room for the prefix
+	copy(b[mark+k:], b[mark:mark+n])
+	copy(b[mark:], pre[:k])
+	return b, nil
+}
+
 func fromUnixNano(n int64) time.Time {
 	if n == 0 {
 		return time.Time{}
@@ -301,10 +311,12 @@ type shardImage struct {
 	snap *shardImage
 	// records counts the records replayed since the last snapshot.
 	records int
-	// applied counts every record replayed; start is the stream
-	// sequence of the first chunk of the snapshot being read.
-	applied int
-	start   uint64
+	// applied counts every record replayed; snapStart is the stream
+	// sequence of the first chunk of the snapshot being read, and
+	// snapAfter whether records came before it.
+	applied   int
+	snapStart uint64
+	snapAfter bool
 	// stale is the first sequence of the last whole snapshot when
 	// records before it are still in the journal: its writer died
 	// between writing it and purging them (shards.compact).
@@ -332,8 +344,7 @@ func (im *shardImage) apply(r *shardRecord, seq uint64) {
 	case recSnapshot:
 		if r.flags&snapFirst != 0 {
 			im.snap = newShardImage()
-			im.snap.applied = im.applied - 1 // the records before it
-			im.snap.start = seq
+			im.snapStart, im.snapAfter = seq, im.applied > 1
 		}
 		if im.snap == nil {
 			return // chunks of a snapshot whose start was purged or lost
@@ -346,8 +357,8 @@ func (im *shardImage) apply(r *shardRecord, seq uint64) {
 			// The outboxes before the snapshot were stored, or carried
 			// into it (shards.compact).
 			im.stale = 0
-			if im.snap.applied > 0 {
-				im.stale = im.snap.start
+			if im.snapAfter {
+				im.stale = im.snapStart
 			}
 			im.out, im.snap, im.records = im.snap.out, nil, 0
 		}
