@@ -99,7 +99,12 @@ type Config struct {
 	// commit lock. Default: none.
 	Sinks []Sink
 
-	// Workers is the number of fetching goroutines. Default 16.
+	// Workers is the number of pages fetched at a time. Default 16, at
+	// most 16384. A worker that waits on the content-seen test for more
+	// than a millisecond (an answer from another node or service) lends
+	// its place to a new worker for the wait, so a crawl runs up to
+	// 2 × Workers goroutines and has as many pages in flight, and a slow
+	// answer costs each page its latency, not the crawl its rate.
 	Workers int
 	// UserAgent is the User-Agent header of the default Fetcher. Default
 	// fetch.DefaultUserAgent.
@@ -262,8 +267,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
 	}
 	switch {
-	case c.Workers < 0:
-		return bad("Workers %d < 0", c.Workers)
+	case c.Workers < 0 || c.Workers > maxWorkers:
+		return bad("Workers %d not in [0, %d]", c.Workers, maxWorkers)
 	case c.MaxDepth < 0:
 		return bad("MaxDepth %d < 0", c.MaxDepth)
 	case c.MaxPages < 0 || c.MaxBytes < 0 || c.MaxDuration < 0:

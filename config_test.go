@@ -31,6 +31,7 @@ func TestConfigValidation(t *testing.T) {
 	}{
 		{"zero", Config{}, true},
 		{"negative workers", Config{Workers: -1}, false},
+		{"too many workers", Config{Workers: maxWorkers + 1}, false},
 		{"negative depth", Config{MaxDepth: -1}, false},
 		{"negative pages", Config{MaxPages: -1}, false},
 		{"negative delay", Config{MinDelay: -time.Second}, false},

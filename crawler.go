@@ -66,6 +66,7 @@ type Crawler struct {
 	start atomic.Pointer[time.Time] // set by Run; Stats reads it from any goroutine
 	prior atomic.Int64              // crawl time of earlier runs, in ns
 	pages pageGate
+	pool  workerPool
 
 	// commitMu serializes commits: the State sees one Txn at a time, and
 	// the durable sinks' records and positions stay in step with it.
@@ -374,9 +375,8 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	// it).
 	workCtx := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
-	for i := range c.cfg.Workers {
-		wg.Go(func() { c.worker(i, runCtx, workCtx) })
-	}
+	c.pool.init(c.cfg.Workers, func(i int) { wg.Go(func() { c.worker(i, runCtx, workCtx) }) })
+	c.pool.startAll()
 	hkDone := make(chan error, 1)
 	go func() { hkDone <- c.housekeeping(runCtx, stop) }()
 	wg.Wait()
@@ -699,7 +699,18 @@ func (c *Crawler) addSeeds(ctx context.Context, early []frontier.URL) error {
 // stopCtx ends the loop; workCtx is the context of the work on a page.
 func (c *Crawler) worker(i int, stopCtx, workCtx context.Context) {
 	rec, _ := c.cfg.State.(ContactRecorder)
+	retired := false
+	defer func() {
+		if !retired {
+			c.pool.leave(i)
+		}
+	}()
 	for {
+		if c.pool.surplus(i) {
+			// More than Workers fetch since this one waited.
+			retired = true
+			return
+		}
 		if !c.waitResumed(stopCtx.Done()) {
 			return
 		}

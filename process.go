@@ -370,7 +370,13 @@ func (c *Crawler) seenContent(ctx context.Context, w *work, resp *fetch.Response
 		}
 		return false, ""
 	case doc.Text != "":
-		m, err := c.content.Seen(ctx, dedup.Doc{URL: self, Text: []byte(doc.Text)})
+		// The answer may come from another node (a partitioned test
+		// batches its lookups): the worker lends its place meanwhile.
+		var m dedup.Match
+		err := c.pool.waitErr(func() (err error) {
+			m, err = c.content.Seen(ctx, dedup.Doc{URL: self, Text: []byte(doc.Text)})
+			return err
+		})
 		if err != nil {
 			c.reportError(l.URL.URL, err)
 			return false, ""

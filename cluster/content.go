@@ -42,8 +42,8 @@ import (
 // partitioned by value. A fingerprint owned by this node costs a map
 // lookup; another node's costs up to LookupDelay plus a round trip,
 // shared by the batch, or a map lookup while its circuit is open; a
-// worker waits at most LookupDelay + LookupTimeout. Safe for concurrent
-// use.
+// worker waits at most LookupDelay + LookupTimeout, and lends its place
+// to another crawler worker meanwhile. Safe for concurrent use.
 type Content struct {
 	ring    *Ring
 	self    string
