@@ -211,9 +211,7 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 			return err
 		}
 	}
-	err = c.state.Commit(ctx, &c.txn)
-	c.txn.Reset()
-	c.commitMu.Unlock()
+	err = c.commitLocked(ctx, w.l != nil)
 	if err != nil {
 		return &Error{Op: "committing to the state", Err: err}
 	}
@@ -260,16 +258,39 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 	return nil
 }
 
+// commitLocked commits c.txn and releases commitMu. A Stager stages it
+// under the lock and the wait for it to be durable happens after, so that
+// the pages committed meanwhile can share its write; a worker (worker:
+// the commit of a fetched page) lends its place for that wait.
+func (c *Crawler) commitLocked(ctx context.Context, worker bool) error {
+	st, ok := c.state.(Stager)
+	if !ok {
+		err := c.state.Commit(ctx, &c.txn)
+		c.txn.Reset()
+		c.commitMu.Unlock()
+		return err
+	}
+	wait, err := st.Stage(ctx, &c.txn)
+	c.txn.Reset()
+	c.commitMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if worker {
+		return c.pool.waitErr(func() error { return wait(ctx) })
+	}
+	return wait(ctx)
+}
+
 // commitProgress commits the counters and the sinks' positions alone.
 func (c *Crawler) commitProgress(ctx context.Context) error {
 	c.commitMu.Lock()
-	defer c.commitMu.Unlock()
-	err := c.saveProgress()
-	if err == nil {
-		err = c.state.Commit(ctx, &c.txn)
+	if err := c.saveProgress(); err != nil {
+		c.txn.Reset()
+		c.commitMu.Unlock()
+		return &Error{Op: "committing to the state", Err: err}
 	}
-	c.txn.Reset()
-	if err != nil {
+	if err := c.commitLocked(ctx, false); err != nil {
 		return &Error{Op: "committing to the state", Err: err}
 	}
 	return nil

@@ -170,6 +170,23 @@ type Txn struct {
 	Sent []frontier.URL
 }
 
+// Stager is implemented by a State whose commits wait on a round trip (a
+// cluster member's journal on NATS): the crawler stages each Txn under its
+// commit lock and waits for it to be durable after releasing the lock, so
+// the Txns of the pages committed meanwhile can share one write (a group
+// commit), and a worker that waits lends its place to another (see
+// Config.Workers). The crawler still calls Commit for some Txns.
+type Stager interface {
+	// Stage applies t as Commit does, but may return before t is
+	// durable. Lookup sees t once Stage returns, and the crawler calls
+	// Stage for one Txn at a time, in order. wait returns nil once t and
+	// every Txn staged before it are as durable as Commit would have made
+	// them, or the error that kept t from being so (the crawl then
+	// stops). A Txn may be waited for by one caller, once. Stage keeps no
+	// reference to t: the crawler reuses it.
+	Stage(ctx context.Context, t *Txn) (wait func(context.Context) error, err error)
+}
+
 // RuleStorer is implemented by a State that keeps the URL rewrite rules a
 // crawl learned (Txn.Rules) with the rest of its state, so that a resumed
 // crawl applies them from its first link and parks its parked URLs again.
