@@ -77,7 +77,7 @@ func (s *shards) compact(ctx context.Context, i int) error {
 			break
 		}
 	}
-	images, err := s.replay(ctx, map[int]uint64{i: last})
+	images, read, err := s.replay(ctx, map[int]uint64{i: last})
 	if err != nil {
 		return err
 	}
@@ -91,14 +91,26 @@ func (s *shards) compact(ctx context.Context, i int) error {
 		return nil
 	}
 	base := len(im.out) // the outboxes up to last, stored if stored
-	if cur != last {
-		if err := s.replayInto(ctx, images, map[int]uint64{i: cur}, last+1); err != nil {
-			return err
-		}
+	// What was written since the replay: the journal's records and the
+	// logs' entries.
+	more := map[int]uint64{}
+	if cur > read {
+		more[i] = cur
+	}
+	if _, err := s.replayInto(ctx, images, more, read+1); err != nil {
+		return err
 	}
 	if stored {
 		im.out = im.out[base:]
 	}
+	im.settle()
+	return s.snapshotImage(ctx, i, im)
+}
+
+// snapshotImage writes im as shard i's snapshot and purges the journal
+// before it. The shard's log entries not folded yet are in im: they
+// leave the fold. Called with writeM held.
+func (s *shards) snapshotImage(ctx context.Context, i int, im *shardImage) error {
 	var first uint64
 	for k, r := range im.snapshot(snapshotChunk, true) {
 		if err := s.write(ctx, i, r, s.slotSeq(i)); err != nil {
@@ -108,6 +120,7 @@ func (s *shards) compact(ctx context.Context, i int) error {
 			first = s.slotSeq(i)
 		}
 	}
+	delete(s.unfolded, i)
 	s.mu.Lock()
 	s.st[i].records = 0
 	s.mu.Unlock()

@@ -50,6 +50,9 @@ type shardRecord struct {
 	// other nodes through the host splitter, which a new owner sends
 	// again in case the writer died before the splitter stored them.
 	out []frontier.URL
+	// folded, in a recData record, is the sequence of the last entry of
+	// the writer's log the record holds (0: none).
+	folded uint64
 }
 
 // Trailing sections of recData and recSnapshot records, each a tag, a
@@ -61,7 +64,28 @@ const (
 	recDataExt      = 'E'
 	secFingerprints = 'F'
 	secOutbox       = 'O'
+	// secFolded ends a recData record that folds the writer's log
+	// entries for the shard (shards.fold): the log sequence of the last
+	// one it holds.
+	secFolded = 'U'
 )
+
+// A node's log (PREFIX.log.NAME.INC) holds its group records: each the
+// parts of a group of Txns for every shard they touched, written in one
+// publish. Their owner folds them into each shard's journal from time to
+// time (a recData record that names the last log entry it holds) and
+// purges its log of what every shard has folded. A node that claims a
+// shard another node owned first writes a revoke record on that node's
+// subject PREFIX.own.NAME: every group record expects that subject's last
+// sequence to be the one its writer knows, so the old owner's log takes
+// no entry for the shard after the revoke.
+const (
+	recGroup  = 'G' // a group record of a node's log
+	recRevoke = 'V' // a revoke record: shard, the revoked incarnation
+)
+
+// maxGroupEntries bounds the entries of one group record.
+const maxGroupEntries = 1 << 16
 
 // fpEntry is a content fingerprint and the URL it was first seen at.
 type fpEntry struct {
@@ -76,6 +100,9 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 		sections++
 	}
 	if len(r.out) > 0 {
+		sections++
+	}
+	if r.folded > 0 && r.kind == recData {
 		sections++
 	}
 	if r.kind == recData && sections > 0 {
@@ -145,6 +172,10 @@ func appendShardRecord(b []byte, r *shardRecord) ([]byte, error) {
 			}
 		}
 	}
+	if r.folded > 0 && r.kind == recData {
+		b = append(b, secFolded)
+		b = binary.AppendUvarint(b, r.folded)
+	}
 	return b, nil
 }
 
@@ -213,7 +244,7 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 	sections := 0
 	if ext {
 		sections = int(d.Byte())
-		if sections > 2 || sections == 0 && r.kind == recData {
+		if sections > 3 || sections == 0 && r.kind == recData {
 			return nil, corrupt
 		}
 	}
@@ -249,6 +280,10 @@ func decodeShardRecord(data []byte) (*shardRecord, error) {
 					return nil, corrupt
 				}
 				r.out = append(r.out, u)
+			}
+		case secFolded:
+			if r.folded = d.Uvarint(); r.folded == 0 || r.kind != recData {
+				return nil, corrupt
 			}
 		default:
 			return nil, corrupt
@@ -321,6 +356,51 @@ type shardImage struct {
 	// records before it are still in the journal: its writer died
 	// between writing it and purging them (shards.compact).
 	stale uint64
+	// held are the shard's entries of node logs not applied yet, in
+	// stream order. A fold of its writer's entries (a recData record
+	// naming the last it holds) drops those it holds; the journal's next
+	// claim, release or snapshot, or the end of the replay, applies the
+	// others written by the shard's owner and drops the rest (written by
+	// a node that did not own the shard then, a fenced writer).
+	held []heldEntry
+	// logged counts the log entries applied.
+	logged int
+}
+
+// heldEntry is a shard's entry of a group record, with its writer and
+// stream sequence.
+type heldEntry struct {
+	owner string
+	inc   uint64
+	seq   uint64
+	part  *shardRecord
+}
+
+// applyEntry takes the shard's entry of a group record written by owner
+// (incarnation inc) at stream sequence seq.
+func (im *shardImage) applyEntry(owner string, inc, seq uint64, part *shardRecord) {
+	im.held = append(im.held, heldEntry{owner, inc, seq, part})
+}
+
+// settle applies the held entries written by the shard's owner and drops
+// the others.
+func (im *shardImage) settle() {
+	for _, e := range im.held {
+		if im.released || e.owner != im.owner || e.inc != im.inc {
+			continue
+		}
+		im.applyPart(e.part)
+		im.logged++
+	}
+	clear(im.held)
+	im.held = im.held[:0]
+}
+
+// applyPart applies a recData record's changes.
+func (im *shardImage) applyPart(r *shardRecord) {
+	im.applyTxn(&r.txn)
+	im.applyFps(r.fps)
+	im.out = append(im.out, r.out...)
 }
 
 func newShardImage() *shardImage {
@@ -330,6 +410,20 @@ func newShardImage() *shardImage {
 // apply replays the record at stream sequence seq, as crawlkit.MemState
 // applies a Txn.
 func (im *shardImage) apply(r *shardRecord, seq uint64) {
+	if r.kind == recData && r.folded > 0 {
+		// A fold: the entries it holds are dropped, those after it
+		// stay held (they come after it).
+		keep := im.held[:0]
+		for _, e := range im.held {
+			if e.owner != r.owner || e.inc != r.inc || e.seq > r.folded {
+				keep = append(keep, e)
+			}
+		}
+		clear(im.held[len(keep):])
+		im.held = keep
+	} else {
+		im.settle()
+	}
 	im.owner, im.inc, im.released = r.owner, r.inc, r.kind == recRelease
 	im.records++
 	im.applied++
@@ -338,9 +432,7 @@ func (im *shardImage) apply(r *shardRecord, seq uint64) {
 	}
 	switch r.kind {
 	case recData:
-		im.applyTxn(&r.txn)
-		im.applyFps(r.fps)
-		im.out = append(im.out, r.out...)
+		im.applyPart(r)
 	case recSnapshot:
 		if r.flags&snapFirst != 0 {
 			im.snap = newShardImage()

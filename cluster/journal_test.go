@@ -29,6 +29,7 @@ func journalSamples() []*shardRecord {
 				{Key: "h:a.test", Backoff: &crawlkit.Backoff{Level: 2, Failures: 1, Last: next}},
 			},
 		}, fps: []fpEntry{{fp: 1 << 60, url: "http://a.test/z"}}, out: []frontier.URL{{URL: "http://b.test/x", Depth: 3}}},
+		{kind: recData, owner: "n0", inc: 9, folded: 77},
 	}
 }
 
@@ -105,47 +106,6 @@ func FuzzDecodeShardRecord(f *testing.F) {
 			t.Fatalf("record re-encoded to %x decodes to %+v, %v", again, back, err)
 		}
 	})
-}
-
-// TestWriteOrder checks that a Txn's part recording its page done is
-// journaled after the parts holding the page's links: with the parts in
-// map order, a kill between two writes could record the page done and
-// lose the links in the unwritten parts.
-func TestWriteOrder(t *testing.T) {
-	add := func(u string) *shardRecord {
-		return &shardRecord{kind: recData, txn: crawlkit.Txn{Add: []crawlkit.Pending{{URL: frontier.URL{URL: u}}}}}
-	}
-	done := &shardRecord{kind: recData, txn: crawlkit.Txn{Done: []string{"http://p.test/"},
-		Add: []crawlkit.Pending{{URL: frontier.URL{URL: "http://p.test/next"}}}}}
-	tests := []struct {
-		name  string
-		parts map[int]*shardRecord
-	}{
-		{"done alone", map[int]*shardRecord{3: done}},
-		{"links elsewhere", map[int]*shardRecord{1: add("http://a.test/"), 3: done, 9: add("http://b.test/"), 40: add("http://c.test/")}},
-		{"no done", map[int]*shardRecord{1: add("http://a.test/"), 2: add("http://b.test/")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for range 20 { // map order varies from run to run
-				order := writeOrder(tt.parts)
-				if len(order) != len(tt.parts) {
-					t.Fatalf("order %v of %d parts", order, len(tt.parts))
-				}
-				seenDone := false
-				for _, i := range order {
-					r := tt.parts[i]
-					if r == nil {
-						t.Fatalf("order %v names shard %d, not a part", order, i)
-					}
-					if seenDone && len(r.txn.Done) == 0 {
-						t.Fatalf("order %v: shard %d's links are written after a page is recorded done", order, i)
-					}
-					seenDone = seenDone || len(r.txn.Done) > 0
-				}
-			}
-		})
-	}
 }
 
 // TestShardSnapshot replays a journal, snapshots its image in small

@@ -57,6 +57,17 @@ type Options struct {
 	// shard's state, so that a node claiming the shard replays its state
 	// rather than its history. Default 4096; negative: never.
 	CompactAfter int
+	// CommitDelay, with Lease, is how long a commit waits for others to
+	// share its record of the node's log (a group commit): the crawler's
+	// pages committed meanwhile are written in one publish. A worker
+	// waiting lends its place to another (crawlkit.Config.Workers).
+	// Default 10 ms; negative: no wait beyond the write in flight.
+	CommitDelay time.Duration
+	// FoldEvery, with Lease, is how often a node folds its log into its
+	// shards' journals (one record per shard its log touched) and purges
+	// the log: a node that claims a shard replays the logs' entries since.
+	// Default 5 s.
+	FoldEvery time.Duration
 	// Shards is the number of virtual shards. Default DefaultShards.
 	Shards int
 
@@ -228,6 +239,10 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	defD(&o.StatusInterval, 100*time.Millisecond)
 	defD(&o.Linger, time.Minute)
 	defD(&o.HandoffGap, time.Second)
+	if o.CommitDelay == 0 {
+		o.CommitDelay = 10 * time.Millisecond
+	}
+	defD(&o.FoldEvery, 5*time.Second)
 	if o.CompactAfter == 0 {
 		o.CompactAfter = 4096
 	}

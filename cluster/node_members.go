@@ -70,7 +70,10 @@ func (n *Node) startMember(ctx context.Context, c *crawlkit.Crawler) error {
 	n.consumer = cons
 	lctx, lcancel := context.WithCancel(context.Background())
 	n.cancel = lcancel
-	n.wg.Add(2)
+	if err := n.shards.openLog(ctx); err != nil {
+		return err
+	}
+	n.wg.Add(3)
 	go func() {
 		defer n.wg.Done()
 		n.members.run(lctx)
@@ -78,6 +81,10 @@ func (n *Node) startMember(ctx context.Context, c *crawlkit.Crawler) error {
 	go func() {
 		defer n.wg.Done()
 		n.shards.run(lctx)
+	}()
+	go func() {
+		defer n.wg.Done()
+		n.shards.writeLoop(lctx)
 	}()
 	deadline := time.Now().Add(2*n.opts.Lease + n.opts.HandoffGap)
 	for time.Now().Before(deadline) && ctx.Err() == nil {

@@ -53,9 +53,23 @@ type shards struct {
 	compactions atomic.Uint64  // snapshots written
 	resent      atomic.Uint64  // outbox URLs sent again at claims
 
-	fpBuf     map[int][]fpEntry // content fingerprints not journaled yet, by shard; under mu
-	fpN       int               // the entries of fpBuf; under mu
-	fpFlushed time.Time         // the last flush of fpBuf, by run
+	fpBuf map[int][]fpEntry // content fingerprints not journaled yet, by shard; under mu
+	fpN   int               // the entries of fpBuf; under mu
+
+	// The log writer (grouplog.go): Txns staged, and its wake-up.
+	qmu   sync.Mutex
+	queue []*stagedTxn
+	wake  chan struct{}
+	// Under writeM: the last sequence of this node's revoke subject it
+	// knows, the shards' log entries not folded yet, those of shards
+	// lost since, the log's last entry and the sequence it was purged
+	// below.
+	ownSeq     uint64
+	unfolded   map[int]*unfolded
+	lostLog    map[int]*unfolded
+	logSeq     uint64
+	purged     uint64
+	logRecords atomic.Uint64 // group records written
 }
 
 type shardSlot struct {
@@ -75,7 +89,7 @@ func openShards(ctx context.Context, n *Node, t *NATS) (*shards, error) {
 	name := t.opts.Stream + "_SHARDS"
 	st, err := t.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:      name,
-		Subjects:  []string{t.opts.Prefix + ".shard.*"},
+		Subjects:  []string{t.opts.Prefix + ".shard.*", t.opts.Prefix + ".log.>", t.opts.Prefix + ".own.*"},
 		Retention: jetstream.LimitsPolicy,
 		Storage:   storage,
 		Replicas:  t.opts.Replicas,
@@ -84,7 +98,8 @@ func openShards(ctx context.Context, n *Node, t *NATS) (*shards, error) {
 		return nil, &Error{Op: "create stream", Subject: name, Err: err}
 	}
 	s := &shards{n: n, js: t.js, stream: st, prefix: t.opts.Prefix, gap: n.opts.HandoffGap,
-		st: make([]shardSlot, n.ring.Shards()), freeAt: map[int]time.Time{}}
+		st: make([]shardSlot, n.ring.Shards()), freeAt: map[int]time.Time{},
+		wake: make(chan struct{}, 1), unfolded: map[int]*unfolded{}, lostLog: map[int]*unfolded{}}
 	s.cond = sync.NewCond(&s.mu)
 	s.state = &ShardState{s: s, inner: &crawlkit.MemState{}}
 	if dir := n.opts.StateDir; dir != "" {
@@ -181,10 +196,6 @@ func (s *shards) run(ctx context.Context) {
 	for {
 		_, changed := s.n.members.current()
 		s.step(ctx)
-		if time.Since(s.fpFlushed) >= fpFlushEvery {
-			s.flushFingerprints(ctx)
-			s.fpFlushed = time.Now()
-		}
 		select {
 		case <-ctx.Done():
 			return
@@ -246,7 +257,7 @@ func (s *shards) step(ctx context.Context) {
 // and committed, then a release record in each journal.
 func (s *shards) release(ctx context.Context, list []int) {
 	// The shards' fingerprints leave with them.
-	s.flushFingerprints(ctx)
+	s.writeQueued(ctx)
 	s.mu.Lock()
 	for _, i := range list {
 		s.st[i].releasing = true
@@ -264,6 +275,9 @@ func (s *shards) release(ctx context.Context, list []int) {
 	s.mu.Unlock()
 	s.writeM.Lock()
 	defer s.writeM.Unlock()
+	// Their log entries go to their journals first: the next owner
+	// needs nothing of this node's log.
+	s.fold(ctx, list)
 	errs := make([]error, len(list))
 	parallel(len(list), func(k int) {
 		errs[k] = s.write(ctx, list[k], &shardRecord{kind: recRelease}, s.slotSeq(list[k]))
@@ -328,6 +342,10 @@ func (s *shards) claim(ctx context.Context, list []int) {
 	type cand struct {
 		shard int
 		last  uint64
+		// revoke is the node whose incarnation inc the journal names
+		// as the owner: its log must take no more of the shard.
+		revoke string
+		inc    uint64
 	}
 	var cands []cand
 	lastMsgs := make([]*jetstream.RawStreamMsg, len(list))
@@ -338,6 +356,8 @@ func (s *shards) claim(ctx context.Context, list []int) {
 	for k, i := range list {
 		m, err := lastMsgs[k], errs[k]
 		var last uint64
+		var revoke string
+		var inc uint64
 		free := false
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
@@ -364,12 +384,37 @@ func (s *shards) claim(ctx context.Context, list []int) {
 				}
 				free = now.Sub(at) >= s.gap
 			}
+			if r.kind != recRelease && r.owner != s.n.opts.Name {
+				revoke, inc = r.owner, r.inc
+			}
 		}
 		if free {
-			cands = append(cands, cand{i, last})
+			cands = append(cands, cand{i, last, revoke, inc})
 		}
 	}
 	if len(cands) == 0 {
+		return
+	}
+	// Revoked before the replay: the entries the old owner's log takes
+	// until then are replayed, none after.
+	rerrs := make([]error, len(cands))
+	parallel(len(cands), func(k int) {
+		c := cands[k]
+		if c.revoke == "" {
+			return
+		}
+		data := appendRevokeRecord(nil, &revokeRecord{owner: s.n.opts.Name, inc: s.n.members.Inc(), target: c.inc, shard: c.shard})
+		wctx, cancel := context.WithTimeout(ctx, s.n.opts.RequestTimeout)
+		_, rerrs[k] = s.js.Publish(wctx, s.ownSubject(c.revoke), data)
+		cancel()
+	})
+	kept := cands[:0]
+	for k, c := range cands {
+		if rerrs[k] == nil {
+			kept = append(kept, c)
+		}
+	}
+	if cands = kept; len(cands) == 0 {
 		return
 	}
 	last := map[int]uint64{}
@@ -381,9 +426,12 @@ func (s *shards) claim(ctx context.Context, list []int) {
 	images := map[int]*shardImage{}
 	if len(last) > 0 {
 		var err error
-		if images, err = s.replay(ctx, last); err != nil {
+		if images, _, err = s.replay(ctx, last); err != nil {
 			s.n.log.Warn("cluster: replaying journals", "node", s.n.opts.Name, "shards", len(last), "err", err)
 			return
+		}
+		for _, im := range images {
+			im.settle()
 		}
 	}
 	claimed := 0
@@ -423,7 +471,13 @@ func (s *shards) claim(ctx context.Context, list []int) {
 			s.mu.Unlock()
 			continue
 		}
-		if im.stale > 0 {
+		if im.logged > 0 {
+			// The image holds entries of other nodes' logs: written
+			// as a snapshot now, so that those logs may let them go.
+			if err := s.snapshotImage(ctx, c.shard, im); err != nil && !s.n.crashed.Load() {
+				s.n.log.Warn("cluster: snapshotting a claimed shard", "shard", c.shard, "err", err)
+			}
+		} else if im.stale > 0 {
 			// Its last owner died between writing a snapshot and
 			// purging the records before it: purge them now.
 			if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(s.subject(c.shard)), jetstream.WithPurgeSequence(im.stale)); err != nil {
@@ -486,25 +540,32 @@ func contains(list []string, s string) bool {
 }
 
 // replay reads the journals of the shards in last, each up to its
-// sequence there, into images, with one consumer (deleted after).
-func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shardImage, error) {
+// sequence there, and their entries of the node logs into images, with
+// one consumer (deleted after). The images hold log entries not settled
+// yet (shardImage.settle).
+func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shardImage, uint64, error) {
 	images := map[int]*shardImage{}
 	for i := range last {
 		images[i] = newShardImage()
 	}
-	return images, s.replayInto(ctx, images, last, 0)
+	read, err := s.replayInto(ctx, images, last, 0)
+	return images, read, err
 }
 
 // replayInto applies to images the records of their shards' journals up
-// to last, from the stream sequence start (0: from the beginning).
-func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, last map[int]uint64, start uint64) error {
-	subjects := make([]string, 0, len(last))
+// to last, and their entries of the node logs, from the stream sequence
+// start (0: from the beginning). It returns the last stream sequence it
+// read.
+func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, last map[int]uint64, start uint64) (read uint64, err error) {
+	subjects := make([]string, 0, len(last)+1)
 	bySubject := map[string]int{}
 	for i := range last {
 		subj := s.subject(i)
 		subjects = append(subjects, subj)
 		bySubject[subj] = i
 	}
+	logs := s.prefix + ".log."
+	subjects = append(subjects, logs+">")
 	cc := jetstream.ConsumerConfig{
 		FilterSubjects:    subjects,
 		AckPolicy:         jetstream.AckNonePolicy,
@@ -516,7 +577,7 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 	}
 	cons, err := s.stream.CreateConsumer(ctx, cc)
 	if err != nil {
-		return err
+		return read, err
 	}
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.Background(), s.n.opts.RequestTimeout)
@@ -524,24 +585,34 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 		cancel()
 	}()
 	left := len(last)
-	// Fetch exactly what the journals hold: a fetch of more than is
-	// stored waits its whole MaxWait before returning the rest, which
-	// made every takeover RequestTimeout longer.
+	// Fetch exactly what the journals and logs hold: a fetch of more
+	// than is stored waits its whole MaxWait before returning the rest,
+	// which made every takeover RequestTimeout longer.
 	pending := cons.CachedInfo().NumPending
-	for left > 0 {
-		if pending == 0 {
-			return fmt.Errorf("journal replay: %d shards short of their last record", left)
-		}
+	for pending > 0 {
 		batch, err := cons.Fetch(int(min(pending, 256)), jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
 		if err != nil {
-			return err
+			return read, err
 		}
 		got := 0
 		for m := range batch.Messages() {
 			got++
 			md, err := m.Metadata()
 			if err != nil {
-				return err
+				return read, err
+			}
+			read = max(read, md.Sequence.Stream)
+			if strings.HasPrefix(m.Subject(), logs) {
+				g, err := decodeGroupRecord(m.Data())
+				if err != nil {
+					return read, fmt.Errorf("log record %d: %w", md.Sequence.Stream, err)
+				}
+				for _, e := range g.entries {
+					if im := images[e.shard]; im != nil {
+						im.applyEntry(g.owner, g.inc, md.Sequence.Stream, e.part)
+					}
+				}
+				continue
 			}
 			i, ok := bySubject[m.Subject()]
 			if !ok || md.Sequence.Stream > last[i] {
@@ -549,7 +620,7 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 			}
 			r, err := decodeShardRecord(m.Data())
 			if err != nil {
-				return fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
+				return read, fmt.Errorf("shard %d record %d: %w", i, md.Sequence.Stream, err)
 			}
 			images[i].apply(r, md.Sequence.Stream)
 			if md.Sequence.Stream == last[i] {
@@ -557,14 +628,17 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 			}
 		}
 		if err := batch.Error(); err != nil {
-			return err
+			return read, err
 		}
 		if got == 0 {
-			return fmt.Errorf("journal replay: %d shards short of their last record", left)
+			break
 		}
 		pending -= min(pending, uint64(got))
 	}
-	return nil
+	if left > 0 {
+		return read, fmt.Errorf("journal replay: %d shards short of their last record", left)
+	}
+	return read, nil
 }
 
 // ShardState is the crawlkit.State of a node with membership (Node.Configure
@@ -661,21 +735,33 @@ func (st *ShardState) crawlState() crawlkit.State {
 	return st
 }
 
-// Commit implements crawlkit.State: each owned shard's part is journaled,
-// then the whole Txn applied in memory.
+// Commit implements crawlkit.State: Stage, then the wait.
 func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
+	wait, err := st.Stage(ctx, t)
+	if err != nil {
+		return err
+	}
+	return wait(ctx)
+}
+
+// Stage implements crawlkit.Stager: t is split by host shard, applied in
+// memory, and its parts queued for the node's log writer, which writes
+// the parts of the Txns staged meanwhile as one record; wait returns once
+// it is stored. The parts of shards this node does not own are not
+// journaled: their new URLs go to the owner.
+func (st *ShardState) Stage(ctx context.Context, t *crawlkit.Txn) (func(context.Context) error, error) {
 	s := st.s
 	if st.own != nil && (t.Progress != nil || t.Rules != nil) {
-		// Before the journals: a node killed between the two finds its
+		// Before the log: a node killed between the two finds its
 		// sinks' positions past the page's records and fetches the page
 		// again, rather than the page done and its records cut off.
 		if err := st.own.Commit(ctx, &crawlkit.Txn{Progress: t.Progress, Rules: t.Rules}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	parts := map[int]*shardRecord{}
-	part := func(url string) *shardRecord {
-		i := s.n.ring.HostShard(frontier.HostKey(url))
+	part := func(host string) *shardRecord {
+		i := s.n.ring.HostShard(host)
 		r := parts[i]
 		if r == nil {
 			r = &shardRecord{kind: recData}
@@ -684,88 +770,62 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		return r
 	}
 	for _, p := range t.Add {
-		r := part(p.URL.URL)
+		r := part(frontier.HostKey(p.URL.URL))
 		r.txn.Add = append(r.txn.Add, p)
 	}
 	for _, p := range t.Put {
-		r := part(p.URL.URL)
+		r := part(frontier.HostKey(p.URL.URL))
 		r.txn.Put = append(r.txn.Put, p)
 	}
+	var doneShard = -1
 	for _, u := range t.Done {
-		r := part(u)
+		r := part(frontier.HostKey(u))
 		r.txn.Done = append(r.txn.Done, u)
+		doneShard = s.n.ring.HostShard(frontier.HostKey(u))
 	}
 	for _, d := range t.Keys {
 		host, ok := strings.CutPrefix(d.Key, "h:")
 		if !ok {
 			continue // registrable-domain records stay with the node
 		}
-		i := s.n.ring.HostShard(host)
-		r := parts[i]
-		if r == nil {
-			r = &shardRecord{kind: recData}
-			parts[i] = r
-		}
+		r := part(host)
 		r.txn.Keys = append(r.txn.Keys, d)
-	}
-	order := writeOrder(parts)
-	if len(t.Sent) > 0 {
-		// The links of the page that went to other nodes may still wait
-		// in the host splitter: they ride in the record written last (the
-		// one recording the page done) as its outbox, and a new owner
-		// sends them again, so a kill loses none.
-		if len(order) > 0 {
-			r := parts[order[len(order)-1]]
-			r.out = append(r.out, t.Sent...)
-		} else {
-			s.n.splitter.Flush(ctx)
-		}
 	}
 	var lost []frontier.URL
 	dropped := map[string]bool{}
 	flush := false // URLs for other nodes wait in the splitter with no stored copy
-	s.writeM.Lock()
-	for _, i := range order {
-		r := parts[i]
-		s.mu.Lock()
-		owned, last := s.st[i].owned, s.st[i].lastSeq
-		if owned && len(s.fpBuf[i]) > 0 {
-			// The shard's new fingerprints ride with its record.
-			r.fps = s.fpBuf[i]
-			s.fpN -= len(r.fps)
-			delete(s.fpBuf, i)
+	s.mu.Lock()
+	for i, r := range parts {
+		if s.st[i].owned || s.st[i].lastSeq > 0 {
+			continue // owned, or owned until this node lost standing
 		}
-		s.mu.Unlock()
-		err := errFenced
-		if owned || last > 0 {
-			// Owned, or owned until this node lost standing: the write
-			// succeeds if nobody else wrote since.
-			err = s.write(ctx, i, r, last)
-		}
-		if err == nil {
-			s.wrote(i)
-			continue
-		}
-		if !errors.Is(err, errFenced) {
-			s.writeM.Unlock()
-			return err
-		}
-		if last > 0 {
-			s.mu.Lock()
-			s.st[i] = shardSlot{}
-			s.mu.Unlock()
-			s.n.log.Warn("cluster: shard taken over by another node", "node", s.n.opts.Name, "shard", i)
-		}
-		// Not this node's shard (any more): its new URLs go to the
-		// owner; the rest of its part is the owner's to decide. Its
-		// outbox is not stored either: the splitter is flushed below.
-		flush = flush || len(r.out) > 0
+		// Not this node's shard: its new URLs go to the owner; the rest
+		// of its part is the owner's to decide.
 		for _, p := range r.txn.Add {
 			lost = append(lost, p.URL)
 			dropped[p.URL.URL] = true
 		}
+		delete(parts, i)
 	}
-	s.writeM.Unlock()
+	s.mu.Unlock()
+	if len(t.Sent) > 0 {
+		// The links of the page that went to other nodes may still wait
+		// in the host splitter: they ride in the page's record as its
+		// outbox, and a new owner of the page's shard sends them again,
+		// so a kill loses none.
+		r := parts[doneShard]
+		if r == nil {
+			for _, p := range parts {
+				r = p
+				break
+			}
+		}
+		if r != nil {
+			r.out = append(r.out, t.Sent...)
+		} else {
+			flush = true
+		}
+	}
 	if len(dropped) > 0 {
 		keep := *t
 		keep.Add = nil
@@ -777,11 +837,11 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		t = &keep
 	}
 	if err := st.inner.Commit(ctx, t); err != nil {
-		return err
+		return nil, err
 	}
 	if len(lost) > 0 {
 		if err := s.n.splitter.Send(ctx, lost); err != nil {
-			return err
+			return nil, err
 		}
 		flush = true
 	}
@@ -790,28 +850,10 @@ func (st *ShardState) Commit(ctx context.Context, t *crawlkit.Txn) error {
 		// journal would have kept them: a kill now loses none.
 		s.n.splitter.Flush(ctx)
 	}
-	return nil
-}
-
-// writeOrder returns the shards of a Txn's parts in the order they are
-// journaled: the parts that record a URL done last. A page's links in
-// other shards are then stored before the page is recorded done, so a
-// node killed between two writes leaves the page to be fetched again
-// (and its links found again) rather than the page done and its links
-// lost.
-func writeOrder(parts map[int]*shardRecord) []int {
-	order := make([]int, 0, len(parts))
-	for i, r := range parts {
-		if len(r.txn.Done) == 0 {
-			order = append(order, i)
-		}
+	if len(parts) == 0 {
+		return func(context.Context) error { return nil }, nil
 	}
-	for i, r := range parts {
-		if len(r.txn.Done) > 0 {
-			order = append(order, i)
-		}
-	}
-	return order
+	return s.stage(parts), nil
 }
 
 // adopt adds a claimed shard's image to the in-memory state and returns
@@ -893,36 +935,4 @@ func (s *shards) noteFingerprint(fp uint64, url string) {
 			}
 		}
 	}
-}
-
-// flushFingerprints journals the queued fingerprints of the shards this
-// node owns, one record per shard; those of other shards are dropped (the
-// partition moved before they could be written).
-func (s *shards) flushFingerprints(ctx context.Context) {
-	s.mu.Lock()
-	if len(s.fpBuf) == 0 {
-		s.mu.Unlock()
-		return
-	}
-	bufs := s.fpBuf
-	s.fpBuf, s.fpN = nil, 0
-	s.mu.Unlock()
-	s.writeM.Lock()
-	defer s.writeM.Unlock()
-	var list []int
-	for i := range bufs {
-		list = append(list, i)
-	}
-	parallel(len(list), func(k int) {
-		i := list[k]
-		s.mu.Lock()
-		owned, last := s.st[i].owned && !s.st[i].releasing, s.st[i].lastSeq
-		s.mu.Unlock()
-		if !owned {
-			return
-		}
-		if err := s.write(ctx, i, &shardRecord{kind: recData, fps: bufs[i]}, last); err == nil {
-			s.wrote(i)
-		}
-	})
 }

@@ -24,7 +24,7 @@ import (
 // Kinds: "members" (the membership bucket: heartbeats, view writes, their
 // acknowledgements and watch deliveries), "status" (stream information
 // requests and replies: the coordinator's or the quiescence round's
-// backlog), "journal" (shard journal writes and acknowledgements),
+// backlog), "journal" (shard journal and node log writes and acknowledgements),
 // "inbox" (URL batches, their acknowledgements, pull requests and
 // deliveries), "lookup" (content-seen requests and answers), "rounds"
 // (the static mode's all-pairs status requests and answers), "other"
@@ -95,7 +95,8 @@ func (t *tap) kind(m *nats.Msg) string {
 	switch {
 	case strings.HasPrefix(s, "$KV."+t.stream+"_members."):
 		return "members"
-	case strings.HasPrefix(s, t.prefix+".shard."):
+	case strings.HasPrefix(s, t.prefix+".shard."), strings.HasPrefix(s, t.prefix+".log."),
+		strings.HasPrefix(s, t.prefix+".own."):
 		return "journal"
 	case strings.HasPrefix(s, t.prefix+".urls."):
 		return "inbox"
