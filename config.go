@@ -100,9 +100,10 @@ type Config struct {
 	Sinks []Sink
 
 	// Workers is the number of pages fetched at a time. Default 16, at
-	// most 16384. A worker that waits on the content-seen test for more
-	// than a millisecond (an answer from another node or service) lends
-	// its place to a new worker for the wait, so a crawl runs up to
+	// most 16384. A worker that waits for more than a millisecond on the
+	// content-seen test (an answer from another node or service) or on
+	// its page's commit to a Stager (a cluster member's log) lends its
+	// place to a new worker for the wait, so a crawl runs up to
 	// 2 × Workers goroutines and has as many pages in flight, and a slow
 	// answer costs each page its latency, not the crawl its rate.
 	Workers int

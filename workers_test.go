@@ -140,3 +140,77 @@ func TestWorkersLendPlaceWhileWaiting(t *testing.T) {
 		}
 	}
 }
+
+// gatedStager is a State whose commits are staged at once and become
+// durable when the test opens its gate, as a cluster member's commits
+// wait for their log record.
+type gatedStager struct {
+	*MemState
+	gate *gatedContent // reused for its gate and its count of waiters
+}
+
+func (g *gatedStager) Stage(ctx context.Context, t *Txn) (func(context.Context) error, error) {
+	page := len(t.Done) > 0 // the seeds' commit goes through
+	if err := g.Commit(ctx, t); err != nil {
+		return nil, err
+	}
+	if !page {
+		return func(context.Context) error { return nil }, nil
+	}
+	return func(ctx context.Context) error {
+		_, err := g.gate.Seen(ctx, dedup.Doc{Text: []byte("x")})
+		return err
+	}, nil
+}
+
+// A worker waiting for its page's commit to be durable (a Stager) lends
+// its place as it does for the content test; the staged Txns are seen
+// at once, so no URL is fetched twice while the commits wait.
+func TestWorkersLendPlaceWhileCommitting(t *testing.T) {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 100, MeanPages: 5, ChangePeriods: []time.Duration{0},
+		CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
+	defer web.Close()
+	const workers = 4
+	gate := newGatedContent()
+	st := &gatedStager{MemState: NewMemState(), gate: gate}
+	c := newTestCrawler(t, web, func(cfg *Config) {
+		cfg.Workers = workers
+		cfg.State = st
+		cfg.MaxPagesPerHost = 60 // bounds the traps
+		cfg.DelayFactor = 0.25
+		cfg.MaxRetries = -1 // a retry would fetch a URL twice
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	if got := gate.waitFor(2*workers, 20*time.Second); got != 2*workers {
+		gate.release()
+		t.Fatalf("%d workers waited on their commits at once, want %d (Workers fetching on)", got, 2*workers)
+	}
+	gate.release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if missing := missingPages(web); len(missing) > 0 {
+		t.Errorf("%d reachable pages never fetched, first %s", len(missing), missing[0])
+	}
+	seen := map[string]int{}
+	for _, r := range web.Log() {
+		if r.Method == "GET" && r.Path != "/robots.txt" {
+			seen[r.Host+r.Path]++
+		}
+	}
+	twice := 0
+	for _, n := range seen {
+		if n > 1 {
+			twice++
+		}
+	}
+	if twice > 0 {
+		t.Errorf("%d URLs fetched more than once", twice)
+	}
+}

@@ -24,11 +24,16 @@
 // coordinator, keeps the view of the live members (a compare-and-set on
 // one key), and the Ring follows it. Each shard's queue, URL-seen set and
 // host records are journaled on its own subject of a JetStream stream by
-// its owner (ShardState is the crawler's State), so the node that claims a
-// shard, when its owner left, died or lost it to a new node, replays the
-// journal and carries on. Journal writes expect the subject's last
-// sequence (a stale owner cannot write), a node stops contacting hosts
-// when its lease may have expired, and a handoff waits for the old
+// its owner (ShardState is the crawler's State): a member writes the
+// commits of every shard it owns to its own log, the pages committed
+// within Options.CommitDelay in one record, and folds each shard's
+// entries into the shard's journal every Options.FoldEvery. The node that
+// claims a shard, when its owner left, died or lost it to a new node,
+// replays the journal and the logs' entries for it and carries on.
+// Journal writes expect the subject's last sequence, and log writes the
+// last sequence of the writer's revoke subject, on which a claimer
+// revokes the shard first (a stale owner cannot write); a node stops
+// contacting hosts when its lease may have expired, and a handoff waits for the old
 // owner's requests in flight and Options.HandoffGap, so a host never has
 // two requests in flight across the cluster (crawlkit.HostGate). A node
 // whose settings differ from the cluster's is refused (ErrConfigMismatch).

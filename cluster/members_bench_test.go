@@ -30,9 +30,11 @@ var controlKinds = []string{"members", "status", "rounds"}
 // expectedControl is the control traffic docs/CLUSTER.md states for n
 // members: per Lease/5, n heartbeats (put, acknowledgement, delivery to
 // the coordinator) and a view write (put, acknowledgement) delivered to n
-// watchers; per StatusInterval, a stream information request and reply.
+// watchers; per StatusInterval, a stream information request and reply;
+// per FoldEvery (the default), each member's request for the logs left
+// behind and its reply.
 func expectedControl(n int, lease, status time.Duration) float64 {
-	return float64(4*n+2)/(lease/5).Seconds() + 2/status.Seconds()
+	return float64(4*n+2)/(lease/5).Seconds() + 2/status.Seconds() + float64(2*n)/(5*time.Second).Seconds()
 }
 
 // BenchmarkControlPlaneMembers starts 3, 6 and 12 nodes with membership

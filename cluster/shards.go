@@ -644,18 +644,20 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 // ShardState is the crawlkit.State of a node with membership (Node.Configure
 // sets it): the crawler's commits go to an in-memory state (a
 // crawlkit.MemState: about 200 bytes per pending URL, 8 per URL seen) and,
-// split by host shard, to the journals of the shards this node owns,
-// before they are applied. A shard this node claims adds its journal's
-// image to the in-memory state and its pending URLs to the crawler
-// (crawlkit.Crawler.AddPending). URLs added to a shard this node lost in
+// split by host shard, to the node's log, the commits staged within
+// Options.CommitDelay in one record (it is a crawlkit.Stager), from which
+// they are folded into the journals of the shards this node owns. A
+// commit returns once its record is stored. A shard this node claims adds
+// its journal's image to the in-memory state and its pending URLs to the
+// crawler (crawlkit.Crawler.AddPending). URLs added to a shard this node lost in
 // the meantime go to the shard's new owner through the host splitter.
 //
 // Progress counters (pages, time, the durable sinks' positions), URL
 // rules and registrable-domain records stay with the node. The first two
 // survive a restart when the crawler's Config had a State of its own when
 // Node.Configure was called (a crawldb in the node's output directory):
-// the node keeps them there, writing them before each commit's journal
-// records, and a restarted node's crawl starts from them, so
+// the node keeps them there, writing them before each commit's log
+// record, and a restarted node's crawl starts from them, so
 // Config.MaxPages and a time limit count across restarts and the sinks
 // go on from their positions. That State holds nothing else; pending
 // URLs it may hold from another crawl are ignored. Safe for concurrent
