@@ -68,14 +68,21 @@ func (g *gatedContent) release() {
 	g.mu.Unlock()
 }
 
+// lendWeb is a simulated web with enough seeds for 2 × 4 workers to
+// fetch at once, closed by the test's cleanup.
+func lendWeb(t *testing.T) *fetchtest.Web {
+	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 100, MeanPages: 5, ChangePeriods: []time.Duration{0},
+		CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
+	t.Cleanup(web.Close)
+	return web
+}
+
 // A worker waiting on the content test lends its place: with every answer
 // held back, Workers more workers go on fetching (and then wait too), and
 // no more than that; once the answers come, the crawl finishes whole with
 // Workers goroutines again.
 func TestWorkersLendPlaceWhileWaiting(t *testing.T) {
-	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 100, MeanPages: 5, ChangePeriods: []time.Duration{0},
-		CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
-	defer web.Close()
+	web := lendWeb(t)
 	const workers = 4
 	gate := newGatedContent()
 	var pages fetchedPages
@@ -167,9 +174,7 @@ func (g *gatedStager) Stage(ctx context.Context, t *Txn) (func(context.Context) 
 // its place as it does for the content test; the staged Txns are seen
 // at once, so no URL is fetched twice while the commits wait.
 func TestWorkersLendPlaceWhileCommitting(t *testing.T) {
-	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 100, MeanPages: 5, ChangePeriods: []time.Duration{0},
-		CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
-	defer web.Close()
+	web := lendWeb(t)
 	const workers = 4
 	gate := newGatedContent()
 	st := &gatedStager{MemState: NewMemState(), gate: gate}
