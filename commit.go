@@ -273,7 +273,7 @@ func (c *Crawler) commitLocked(ctx context.Context, worker bool) error {
 	wait, err := st.Stage(ctx, &c.txn)
 	c.txn.Reset()
 	c.commitMu.Unlock()
-	if err != nil {
+	if err != nil || wait == nil {
 		return err
 	}
 	if worker {

@@ -176,14 +176,17 @@ type Txn struct {
 // the Txns of the pages committed meanwhile can share one write (a group
 // commit), and a worker that waits lends its place to another (see
 // Config.Workers). The crawler still calls Commit for some Txns.
+// cluster.ShardState stages; MemState and crawldb commit at once (a nil
+// wait). Package statetest checks the rules.
 type Stager interface {
 	// Stage applies t as Commit does, but may return before t is
 	// durable. Lookup sees t once Stage returns, and the crawler calls
 	// Stage for one Txn at a time, in order. wait returns nil once t and
 	// every Txn staged before it are as durable as Commit would have made
 	// them, or the error that kept t from being so (the crawl then
-	// stops). A Txn may be waited for by one caller, once. Stage keeps no
-	// reference to t: the crawler reuses it.
+	// stops); a nil wait means t was durable when Stage returned. A Txn
+	// may be waited for by one caller, once. Stage keeps no reference to
+	// t: the crawler reuses it.
 	Stage(ctx context.Context, t *Txn) (wait func(context.Context) error, err error)
 }
 
@@ -436,6 +439,11 @@ func lookupKeys(q *Lookup, get func(string) KeyRecord) {
 	for _, k := range q.Keys {
 		q.Records = append(q.Records, get(k))
 	}
+}
+
+// Stage implements Stager: a MemState commits at once (a nil wait).
+func (s *MemState) Stage(ctx context.Context, t *Txn) (func(context.Context) error, error) {
+	return nil, s.Commit(ctx, t)
 }
 
 // Commit implements State.

@@ -445,6 +445,12 @@ func (d *DB) keyRecord(k []byte) (crawlkit.KeyRecord, error) {
 	return r, nil
 }
 
+// Stage implements crawlkit.Stager: the Txn is committed at once (a nil
+// wait), as durable as Commit makes it.
+func (d *DB) Stage(ctx context.Context, t *crawlkit.Txn) (func(context.Context) error, error) {
+	return nil, d.Commit(ctx, t)
+}
+
 // Commit implements crawlkit.State: the Txn is appended to the commit
 // log (one write system call) and applied to Pebble in one batch. Cost:
 // the write, the batch, and one Get per distinct key record changed.

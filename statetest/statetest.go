@@ -31,7 +31,7 @@ type Harness struct {
 
 // Run runs the conformance suite as subtests of t: the rules of
 // crawlkit.State, then those of the optional capabilities
-// (ContentStorer, QueueStorer, ContactRecorder) when the State implements
+// (ContentStorer, QueueStorer, ContactRecorder, RuleStorer, Stager) when the State implements
 // them; the subtest of a capability it lacks skips, saying so.
 func Run(t *testing.T, h Harness) {
 	tests := []struct {
@@ -50,6 +50,7 @@ func Run(t *testing.T, h Harness) {
 		{"QueueStorer", testQueueStorer},
 		{"ContactRecorder", testContactRecorder},
 		{"RuleStorer", testRuleStorer},
+		{"Stager", testStager},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -778,4 +779,75 @@ func testBodyConcurrent(t *testing.T, b crawlkit.BodySeen) {
 	}
 	wg.Wait()
 	race(even, 1)
+}
+
+// testStager: a staged Txn is seen at once, whatever the caller does with
+// the Txn after; Txns staged in order apply in order; each wait returns
+// nil, and then the Txn is what a reopened State finds.
+func testStager(t *testing.T, h Harness) {
+	s := h.New(t)
+	t.Cleanup(func() { s.Close() })
+	st, ok := s.(crawlkit.Stager)
+	if !ok {
+		t.Skip("the State is not a Stager")
+	}
+	ctx := context.Background()
+	var waits []func(context.Context) error
+	stage := func(txn *crawlkit.Txn) {
+		t.Helper()
+		wait, err := st.Stage(ctx, txn)
+		if err != nil {
+			t.Fatalf("Stage: %v", err)
+		}
+		waits = append(waits, wait)
+		txn.Reset() // the crawler reuses its Txn: the State keeps no part of it
+		txn.Add = append(txn.Add, crawlkit.Pending{URL: frontier.URL{URL: "http://reused.test/"}})
+	}
+	a, b, c := "http://a.test/1", "http://a.test/2", "http://b.test/1"
+	txn := &crawlkit.Txn{Add: []crawlkit.Pending{{URL: frontier.URL{URL: a}}, {URL: frontier.URL{URL: b}}},
+		Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 2}}}
+	stage(txn)
+	// Seen at once, before any wait.
+	q := &crawlkit.Lookup{URLs: []uint64{dedup.Fingerprint(a), dedup.Fingerprint("http://reused.test/")},
+		Pending: []string{a}, Keys: []string{"h:a.test"}}
+	if err := s.Lookup(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if !q.Seen[0] || q.Seen[1] || !q.Found[0] || q.Records[0].Admitted != 2 {
+		t.Errorf("after Stage: seen %v, pending %v, admitted %d; want the staged Txn, not the reused one",
+			q.Seen, q.Found, q.Records[0].Admitted)
+	}
+	*txn = crawlkit.Txn{Done: []string{a}, Add: []crawlkit.Pending{{URL: frontier.URL{URL: c}}},
+		Keys: []crawlkit.KeyDelta{{Key: "h:a.test", Admitted: 1}}, Progress: []byte("two")}
+	stage(txn)
+	*txn = crawlkit.Txn{Put: []crawlkit.Pending{{URL: frontier.URL{URL: b}, Retries: 2}}, Progress: []byte("three")}
+	stage(txn)
+	for i := len(waits) - 1; i >= 0; i-- { // the last first: it stands for those before
+		if waits[i] == nil {
+			continue // durable when Stage returned
+		}
+		if err := waits[i](ctx); err != nil {
+			t.Fatalf("wait %d: %v", i, err)
+		}
+	}
+	check := func(s crawlkit.State) {
+		t.Helper()
+		pending, prog := load(t, s)
+		if _, ok := pending[a]; ok || pending[b].Retries != 2 || len(pending) != 2 || string(prog) != "three" {
+			t.Errorf("pending %v, progress %q; want %s with 2 retries and %s, progress \"three\"", pending, prog, b, c)
+		}
+		q := &crawlkit.Lookup{Keys: []string{"h:a.test"}}
+		if err := s.Lookup(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if q.Records[0].Admitted != 3 {
+			t.Errorf("admitted %d, want 3", q.Records[0].Admitted)
+		}
+	}
+	check(s)
+	if h.Reopen != nil {
+		s = h.Reopen(t, s)
+		t.Cleanup(func() { s.Close() })
+		check(s)
+	}
 }
