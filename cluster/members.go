@@ -181,6 +181,10 @@ func (m *membership) current() (viewRecord, <-chan struct{}) {
 // run beats, watches the view and takes over as coordinator when the
 // view goes stale, until ctx ends.
 func (m *membership) run(ctx context.Context) {
+	// Whichever way the loop ends (its context, or the watch closed as
+	// the context ends), a coordinator it started stops with it: the
+	// node's Close waits for both.
+	defer m.stopCoordinating()
 	w, err := m.kv.Watch(ctx, "view")
 	if err != nil {
 		m.n.log.Error("cluster: watching the view", "node", m.n.opts.Name, "err", err)
@@ -192,7 +196,6 @@ func (m *membership) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			m.stopCoordinating()
 			return
 		case e, ok := <-w.Updates():
 			if !ok {
