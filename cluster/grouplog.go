@@ -266,27 +266,9 @@ func (s *shards) publishGroup(ctx context.Context, merged map[int]*shardRecord) 
 	}
 	msg := nats.NewMsg(s.logSubject())
 	msg.Data = data
-	for attempt := 0; ; attempt++ {
-		msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(s.ownSeq, 10))
-		msg.Header.Set(expectedLastSubjSeqSubjHeader, s.ownSubject(s.n.opts.Name))
-		wctx, cancel := context.WithTimeout(ctx, s.n.opts.RequestTimeout)
-		ack, err := s.js.PublishMsg(wctx, msg)
-		cancel()
-		if err == nil {
-			return ack.Sequence, nil
-		}
-		var apiErr *jetstream.APIError
-		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
-			return 0, errFenced
-		}
-		if ctx.Err() != nil || !s.ready() || attempt >= 20 {
-			return 0, &Error{Op: "journal", Subject: s.logSubject(), Err: err}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond << min(attempt, 5)):
-		}
-	}
+	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(s.ownSeq, 10))
+	msg.Header.Set(expectedLastSubjSeqSubjHeader, s.ownSubject(s.n.opts.Name))
+	return s.publish(ctx, msg)
 }
 
 // expectedLastSubjSeqSubjHeader names the subject whose last sequence

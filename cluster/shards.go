@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlkit/crawlkit"
@@ -310,22 +311,36 @@ func (s *shards) write(ctx context.Context, i int, r *shardRecord, last uint64) 
 	if err != nil {
 		return err
 	}
+	msg := nats.NewMsg(s.subject(i))
+	msg.Data = data
+	msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(last, 10))
+	seq, err := s.publish(ctx, msg)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.st[i].lastSeq = seq
+	s.mu.Unlock()
+	return nil
+}
+
+// publish stores msg in the stream, retrying while this node is in
+// standing (20 times at most, backing off to 1.6 s), and returns its
+// sequence. A failed expectation of its headers is errFenced.
+func (s *shards) publish(ctx context.Context, msg *nats.Msg) (uint64, error) {
 	for attempt := 0; ; attempt++ {
 		wctx, cancel := context.WithTimeout(ctx, s.n.opts.RequestTimeout)
-		ack, err := s.js.Publish(wctx, s.subject(i), data, jetstream.WithExpectLastSequencePerSubject(last))
+		ack, err := s.js.PublishMsg(wctx, msg)
 		cancel()
 		if err == nil {
-			s.mu.Lock()
-			s.st[i].lastSeq = ack.Sequence
-			s.mu.Unlock()
-			return nil
+			return ack.Sequence, nil
 		}
 		var apiErr *jetstream.APIError
 		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
-			return errFenced
+			return 0, errFenced
 		}
 		if ctx.Err() != nil || !s.ready() || attempt >= 20 {
-			return &Error{Op: "journal", Subject: s.subject(i), Err: err}
+			return 0, &Error{Op: "journal", Subject: msg.Subject, Err: err}
 		}
 		select {
 		case <-ctx.Done():
@@ -762,8 +777,7 @@ func (st *ShardState) Stage(ctx context.Context, t *crawlkit.Txn) (func(context.
 		}
 	}
 	parts := map[int]*shardRecord{}
-	part := func(host string) *shardRecord {
-		i := s.n.ring.HostShard(host)
+	part := func(i int) *shardRecord {
 		r := parts[i]
 		if r == nil {
 			r = &shardRecord{kind: recData}
@@ -771,26 +785,27 @@ func (st *ShardState) Stage(ctx context.Context, t *crawlkit.Txn) (func(context.
 		}
 		return r
 	}
+	shard := func(rawURL string) int { return s.n.ring.HostShard(frontier.HostKey(rawURL)) }
 	for _, p := range t.Add {
-		r := part(frontier.HostKey(p.URL.URL))
+		r := part(shard(p.URL.URL))
 		r.txn.Add = append(r.txn.Add, p)
 	}
 	for _, p := range t.Put {
-		r := part(frontier.HostKey(p.URL.URL))
+		r := part(shard(p.URL.URL))
 		r.txn.Put = append(r.txn.Put, p)
 	}
-	var doneShard = -1
+	doneShard := -1 // the shard of the part recording a page done
 	for _, u := range t.Done {
-		r := part(frontier.HostKey(u))
+		doneShard = shard(u)
+		r := part(doneShard)
 		r.txn.Done = append(r.txn.Done, u)
-		doneShard = s.n.ring.HostShard(frontier.HostKey(u))
 	}
 	for _, d := range t.Keys {
 		host, ok := strings.CutPrefix(d.Key, "h:")
 		if !ok {
 			continue // registrable-domain records stay with the node
 		}
-		r := part(host)
+		r := part(s.n.ring.HostShard(host))
 		r.txn.Keys = append(r.txn.Keys, d)
 	}
 	var lost []frontier.URL
@@ -815,7 +830,7 @@ func (st *ShardState) Stage(ctx context.Context, t *crawlkit.Txn) (func(context.
 		// in the host splitter: they ride in the page's record as its
 		// outbox, and a new owner of the page's shard sends them again,
 		// so a kill loses none.
-		r := parts[doneShard]
+		r := parts[doneShard] // nil if not this node's
 		if r == nil {
 			for _, p := range parts {
 				r = p
@@ -906,9 +921,9 @@ func (st *ShardState) adopt(ctx context.Context, im *shardImage) ([]crawlkit.Pen
 	return out, nil
 }
 
-// fpFlushEvery is how long a content fingerprint may wait for a record of
-// its shard to ride on before it is journaled alone: what a member killed
-// meanwhile takes with it are duplicates that go unrecognised, not pages.
+// fpFlushEvery is how long a content fingerprint may wait for a log record
+// to ride in before one is written for it: what a member killed meanwhile
+// takes with it are duplicates that go unrecognised, not pages.
 const fpFlushEvery = time.Second
 
 // fpBufMax bounds the fingerprints waiting to be journaled; past it the
