@@ -185,6 +185,11 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 				// page, not a trap's next page.
 				kd.Pages, kd.Alike = pageDelta(w.outcome)
 			}
+			if !c.alike.take(l.URL.URL) {
+				// Found by a page of new content: a template's page
+				// (a javadoc package's classes), not a trap's next.
+				kd.Alike = 0
+			}
 			if kd.Pages > 0 {
 				// New content grows its domain's allowance of hosts.
 				c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: domainKey(c.domainOf(frontier.HostKey(l.URL.URL))), Pages: kd.Pages})
@@ -486,6 +491,9 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 		if d := counts[k] - start[k]; d != 0 {
 			c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: k, Admitted: d})
 		}
+	}
+	if page != "" && w.outcome == DuplicateContent {
+		c.alike.add(w.l.URL.URL, admitted)
 	}
 	w.t.outcomes[Queued] += uint32(len(admitted))
 	if w.seeds {

@@ -39,6 +39,7 @@ type Crawler struct {
 	filters   frontier.URLFilter
 	pol       frontier.Politeness
 	traps     TrapOptions
+	alike     alikeFound // under commitMu
 	backoff   BackoffOptions
 	bo        map[string]Backoff // host key → back-off state of hosts in trouble; commitMu
 	rules     *dust.Learner      // nil with Config.NoURLRules

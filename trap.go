@@ -18,11 +18,21 @@ import (
 // "trap host"), and its queued URLs are abandoned unfetched (Outcome
 // Abandoned). A host whose pages are distinct is never cut, however many
 // it has. Each cut is logged at Info level. Near-duplicates count as
-// alike at the content-seen test's threshold (Jaccard 0.8 by default),
-// so a site of heavily templated pages that differ little — the class
-// pages of one javadoc package score 0.80–0.88 against each other — can
-// look like a trap if such pages outnumber its others more than twice:
-// raise AlikePages or AlikeRatio for a crawl of such sites.
+// alike at the content-seen test's threshold (Jaccard 0.8 by default).
+//
+// An alike page counts against its host only when the page that found it
+// (on the same host) was alike too: a trap's pages lead to more of the
+// same — the next month of an empty calendar, the same page under the
+// next session id. The near-duplicates of a template are found by a page
+// of new content: the class pages of a javadoc package, which score
+// 0.80–0.88 against one another, are all listed by the package's summary,
+// and a host of hundreds of them is not cut. The first generation of a
+// trap (the alike pages its one page of new content found) therefore
+// goes uncounted too, a few requests more. Which page found a URL is
+// kept in memory, for up to 262,144 URLs at a time (about 6 MB): a
+// resumed crawl starts without it, and beyond it every alike page
+// counts. Duplicates the learned URL rules explain (Config.NoURLRules)
+// never count.
 //
 // The rule reads counts the State keeps (KeyRecord.Pages and Alike), so a
 // resumed crawl remembers what it learned: a cut host stays cut. (A
