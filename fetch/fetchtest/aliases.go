@@ -31,10 +31,16 @@ import (
 //	/v2/                the version 2 manual: the same 30 file names, 25 of
 //	                    them (index.html among them) the same bytes as in
 //	                    /v3/, five its own
-//	/api/               a package summary linking 12 class pages
+//	/api/               a package summary linking 12 class pages; any
+//	                    query on /api/index.html is ignored, and every
+//	                    class page links its "FRAMES" view
+//	                    /api/index.html?<Class>.html, as javadoc does
 //	/api/<Class>.html   near-duplicates (one template, a small part of each
 //	                    page its own), each holding the only link to
 //	/api/class-use/<Class>.html
+//
+// Config.AliasScale multiplies the articles (and so the listing pages) and
+// the classes; the manuals keep their 30 files.
 //
 // Query parameters change the content only where the map says so:
 // ?page= on /news/ and ?lang= on /about.html. Any other parameter (the
@@ -55,16 +61,20 @@ import (
 // twin. Pages lists each distinct page once under that URL.
 const Aliases = "alias"
 
-// Sizes of the Aliases site.
+// Sizes of the Aliases site; Config.AliasScale multiplies the articles
+// and the classes.
 const (
 	aliasArticles = 25 // news articles
 	aliasPerList  = 5  // articles per listing page
-	aliasLists    = aliasArticles / aliasPerList
 	aliasFiles    = 30 // files of each manual, index.html included
 	aliasV2Own    = 5  // /v2/ files that are not /v3/'s bytes
 	aliasClasses  = 12 // near-duplicate class pages
 	aliasRelated  = 3  // ?ref= links per article
 	aliasFeatured = 3  // ?utm_ links on the home page
+
+	// MaxAliasScale bounds Config.AliasScale: page numbers stay below
+	// the generator key's 16 bits.
+	MaxAliasScale = 1000
 )
 
 // aliasLangs are the values of ?lang= on /about.html; the first is the
@@ -77,7 +87,7 @@ const (
 	aliasHome aliasKind = iota
 	aliasAbout
 	aliasContact
-	aliasList // n: listing page, 1..aliasLists
+	aliasList // n: listing page, 1..lists
 	aliasArticle
 	aliasDocs
 	aliasFile // n: file index (0: index.html); v2: the /v2/ file of its own
@@ -99,6 +109,7 @@ type aliasPage struct {
 // distinct pages and indexes on them. Immutable once built.
 type aliasSite struct {
 	name     string // the project's name
+	lists    int    // news listing pages
 	articles []string
 	files    []string // files[0] is "index.html"
 	v2own    []bool
@@ -120,7 +131,8 @@ func (w *Web) buildAliasSite() *aliasSite {
 		file: make(map[string]int), class: make(map[string]int)}
 	r := newRNG(w.seed, tagAlias, 0, 0)
 	s.name = r.title(2)
-	for i := range aliasArticles {
+	scale := max(1, w.cfg.AliasScale)
+	for i := range aliasArticles * scale {
 		name := r.word() + "-" + r.word() + "-" + strconv.Itoa(i+1) + ".html"
 		s.article[name] = i
 		s.articles = append(s.articles, name)
@@ -139,7 +151,7 @@ func (w *Web) buildAliasSite() *aliasSite {
 			n++
 		}
 	}
-	for len(s.classes) < aliasClasses {
+	for len(s.classes) < aliasClasses*scale {
 		name := capitalize(r.word()) + capitalize(r.word())
 		if _, dup := s.class[name]; !dup {
 			s.class[name] = len(s.classes)
@@ -147,7 +159,7 @@ func (w *Web) buildAliasSite() *aliasSite {
 		}
 	}
 	for len(s.featured) < aliasFeatured {
-		if a := r.intn(aliasArticles); !slices.Contains(s.featured, a) {
+		if a := r.intn(len(s.articles)); !slices.Contains(s.featured, a) {
 			s.featured = append(s.featured, a)
 		}
 	}
@@ -165,7 +177,8 @@ func (w *Web) buildAliasSite() *aliasSite {
 		add(path, aliasAbout, l, false, aliasAboutTitles[l]+" "+s.name)
 	}
 	add("/contact.html", aliasContact, 0, false, "Contact")
-	for n := 1; n <= aliasLists; n++ {
+	s.lists = len(s.articles) / aliasPerList
+	for n := 1; n <= s.lists; n++ {
 		path, title := "/news/", "News"
 		if n > 1 {
 			path += "?page=" + strconv.Itoa(n)
@@ -238,7 +251,7 @@ func (s *aliasSite) canon(path, rawQuery string) (string, bool) {
 		}
 		n, err := strconv.Atoi(p[0])
 		switch {
-		case len(p) > 1 || err != nil || n < 1 || n > aliasLists || strconv.Itoa(n) != p[0]:
+		case len(p) > 1 || err != nil || n < 1 || n > s.lists || strconv.Itoa(n) != p[0]:
 			return "", false
 		case n == 1:
 			return "/news/", true
@@ -369,10 +382,10 @@ func (w *Web) aliasLinks(j int) []link {
 		if p.n > 1 {
 			out = append(out, link{"index.html?page=" + strconv.Itoa(p.n-1), "Newer"})
 		}
-		if p.n < aliasLists {
+		if p.n < s.lists {
 			out = append(out, link{"index.html?page=" + strconv.Itoa(p.n+1), "Older"})
 		}
-		for n := 1; n <= aliasLists; n++ {
+		for n := 1; n <= s.lists; n++ {
 			out = append(out, link{"?page=" + strconv.Itoa(n), strconv.Itoa(n)})
 		}
 		out = append(out, contact("../"))
@@ -381,7 +394,7 @@ func (w *Web) aliasLinks(j int) []link {
 		r := newRNG(w.seed, tagAlias, aliasKey(aliasArticle, p.n), 1)
 		var related []int
 		for len(related) < aliasRelated {
-			if a := r.intn(aliasArticles); a != p.n && !slices.Contains(related, a) {
+			if a := r.intn(len(s.articles)); a != p.n && !slices.Contains(related, a) {
 				related = append(related, a)
 				out = append(out, link{s.articles[a] + "?ref=" + strconv.Itoa(p.n+1),
 					s.pages[s.byPath["/news/"+s.articles[a]]].title})
@@ -414,11 +427,11 @@ func (w *Web) aliasLinks(j int) []link {
 			out = append(out, link{c + ".html", c})
 		}
 	case aliasClass:
-		out = append(out, link{"index.html", "Package"})
+		out = append(out, link{"index.html", "Package"}, link{"index.html?" + s.classes[p.n] + ".html", "Frames"})
 		if p.n > 0 {
 			out = append(out, link{s.classes[p.n-1] + ".html", "Prev Class"})
 		}
-		if p.n < aliasClasses-1 {
+		if p.n < len(s.classes)-1 {
 			out = append(out, link{s.classes[p.n+1] + ".html", "Next Class"})
 		}
 		out = append(out, link{"class-use/" + s.classes[p.n] + ".html", "Use"})

@@ -371,6 +371,7 @@ func TestAliasesCoverage(t *testing.T) {
 	neutral := regexp.MustCompile(`[?&](ref|utm_[a-z]+|sessionid)=[^&]*`)
 	indexHTML := regexp.MustCompile(`/index\.html(\?|$)`)
 	current := regexp.MustCompile(`/current/`)
+	frames := regexp.MustCompile(`/api/\?.*$`) // after indexHTML
 	defaults := regexp.MustCompile(`[?&](page=1|lang=en)(&|$)`)
 	pageParam := regexp.MustCompile(`[?&]page=[^&]*(&|$)`)
 	langParam := regexp.MustCompile(`[?&]lang=[^&]*(&|$)`)
@@ -385,6 +386,7 @@ func TestAliasesCoverage(t *testing.T) {
 		u = fixQuery(neutral.ReplaceAllString(u, ""))
 		u = fixQuery(defaults.ReplaceAllString(u, "$2"))
 		u = indexHTML.ReplaceAllString(u, "/$1")
+		u = frames.ReplaceAllString(u, "/api/")
 		return current.ReplaceAllString(u, "/v3/")
 	}
 	type rule struct {
@@ -619,5 +621,45 @@ func TestAliasesDeterministic(t *testing.T) {
 	}
 	if slices.Equal(a.articles, c.articles) || slices.Equal(a.v2own, c.v2own) && slices.Equal(a.files, c.files) {
 		t.Errorf("seeds 8 and 9 make the same site")
+	}
+}
+
+// TestAliasScale checks Config.AliasScale: articles, listing pages,
+// classes and their class-use pages grow with it, the manuals do not; a
+// class page's frameset variant is the package summary; a scale outside
+// 0..MaxAliasScale is refused.
+func TestAliasScale(t *testing.T) {
+	for _, tc := range []struct{ scale, pages int }{
+		{0, 97}, {1, 97}, {3, 97 + 2*(25+5+2*12)}, {10, 583},
+	} {
+		w := fetchtest.NewWeb(fetchtest.Config{Seed: 3, Hosts: 3, MeanPages: 4, Aliases: true, AliasScale: tc.scale})
+		host := w.Host(fetchtest.Aliases)
+		pages := w.PagesOf(host)
+		if len(pages) != tc.pages {
+			t.Errorf("AliasScale %d: %d distinct pages, want %d", tc.scale, len(pages), tc.pages)
+		}
+		v3 := 0
+		for _, p := range pages {
+			if strings.Contains(p, "/v3/") {
+				v3++
+			}
+		}
+		if v3 != 30 {
+			t.Errorf("AliasScale %d: %d /v3/ files, want 30", tc.scale, v3)
+		}
+		for _, p := range pages {
+			if cls, ok := strings.CutPrefix(p, w.URL(host, "/api/")); ok && !strings.Contains(cls, "/") && cls != "" {
+				if got, _ := w.Canonical(w.URL(host, "/api/index.html?"+cls)); got != w.URL(host, "/api/") {
+					t.Errorf("the frameset variant of %s is %q, want the package summary", cls, got)
+				}
+				break
+			}
+		}
+		w.Close()
+	}
+	for _, bad := range []int{-1, fetchtest.MaxAliasScale + 1} {
+		if err := (fetchtest.Config{Aliases: true, AliasScale: bad}).Validate(); err == nil {
+			t.Errorf("AliasScale %d accepted", bad)
+		}
 	}
 }

@@ -36,6 +36,9 @@ func (c Config) Validate() error {
 }
 
 func (c *Config) validate() error {
+	if c.AliasScale < 0 || c.AliasScale > MaxAliasScale {
+		return fmt.Errorf("fetchtest: Config.AliasScale %d is outside 0..%d", c.AliasScale, MaxAliasScale)
+	}
 	t := c.SubdomainTrap
 	if t == "" {
 		return nil

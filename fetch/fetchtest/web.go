@@ -125,6 +125,14 @@ type Config struct {
 	// more is needed. Default false: no such hosts.
 	Aliases bool
 
+	// AliasScale multiplies the Aliases site's news articles (25, five a
+	// listing page) and API classes (12), with the links and aliases
+	// they bring, so that the site's duplicates outnumber the evidence a
+	// rule needs as those of real sites do. The manuals, /current/ and
+	// the /v2/ decoy keep their 30 files. Default 1; at most
+	// MaxAliasScale.
+	AliasScale int
+
 	// SitemapOnly gives every ordinary host (and so its mirrors) 1 +
 	// pages/8 more HTML pages under /more/ that no page links to: only
 	// the host's sitemaps list them. They are in Pages and PagesOf, not
