@@ -811,6 +811,10 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			// whether it does.
 			if !counted && s.Outcomes[Queued] > s.Finished() {
 				idle = 0
+			} else if (idle >= 2 || drained && counted) && c.releaseUnproven(ctx) {
+				// URLs parked under rules whose evidence does not cover
+				// them are fetched before the crawl ends.
+				idle = 0
 			} else if idle >= 2 || drained && counted {
 				c.stopReason.CompareAndSwap(nil, "frontier empty")
 				stop()
@@ -827,6 +831,56 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			}
 		}
 	}
+}
+
+// releaseUnproven queues the URLs parked under learned rules whose
+// evidence does not cover them (dust.Learner.ReleaseUnproven: a directory
+// that shares most files with another), from their pending records, and
+// reports whether it queued any. The crawler calls it when it has
+// nothing else to do: without it a file of its own in a decoy directory
+// that no validation reached would never be fetched.
+func (c *Crawler) releaseUnproven(ctx context.Context) bool {
+	if c.rules == nil {
+		return false
+	}
+	back := c.rules.ReleaseUnproven()
+	if len(back) == 0 {
+		return false
+	}
+	c.commitMu.Lock()
+	q := &Lookup{Pending: back}
+	err := c.state.Lookup(ctx, q)
+	var us []frontier.URL
+	if err == nil {
+		for i, ok := range q.Found {
+			u := frontier.URL{URL: back[i], Depth: c.cfg.MaxDepth}
+			if ok && q.PendingRecords[i].URL.URL == back[i] {
+				u = q.PendingRecords[i].URL
+			}
+			// Else a State that keeps no pending records (Config.State
+			// nil): the depth is unknown, and the page's links are
+			// followed only without a depth limit.
+			us = append(us, u)
+		}
+		var t tally
+		t.outcomes[Queued] += uint32(len(us))
+		t.links += uint32(len(us))
+		c.c.apply(&t)
+	}
+	c.commitMu.Unlock()
+	if err != nil {
+		// Still pending and parked in the State: a later run parks them
+		// again and gives them back at its end.
+		c.reportError(back[0], &Error{Op: "state lookup", Err: err})
+		return false
+	}
+	c.setKeys(ctx, us)
+	if err := c.front.Add(ctx, us...); err != nil {
+		c.cfg.Logger.Error("crawlkit: frontier add", "err", err)
+		return false
+	}
+	c.prefetch(us)
+	return true
 }
 
 // IdleReporter is implemented by a HostSplitter that knows when no node

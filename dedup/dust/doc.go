@@ -160,8 +160,14 @@
 // the rule is withdrawn having parked nothing. Otherwise the distinct
 // files are parked with the rest, and the first of them fetched as a
 // validation (or by any other path) withdraws the rule and releases them
-// all; distinct files that no validation reaches stay parked, and the
-// rule active, until one does: Stats.Parked tells how many.
+// all. Distinct files that no validation reaches would stay parked, and
+// the rule active, and their pages be lost: so when the crawler has
+// nothing else to fetch, ReleaseUnproven gives back every URL parked
+// under an active PathPrefix, and the crawler fetches them. A symlinked
+// directory's files are then fetched after all, once each, at the end of
+// the crawl (a PathPrefix saves no fetch, only the order); a decoy's
+// first file of its own withdraws the rule. The other kinds' evidence is
+// about the URLs they park, and they keep them.
 //
 // # Calling it from the crawl loop
 //
@@ -202,6 +208,13 @@
 //	// is parked on it again.
 //	for _, u := range learner.Failed(page) {
 //		readmit(u)
+//	}
+//
+//	// When nothing else is left to fetch, before the crawl ends: the
+//	// URLs parked under rules whose evidence does not cover them. Park
+//	// refuses them until they are observed.
+//	for _, u := range learner.ReleaseUnproven() {
+//		frontier.Add(u)
 //	}
 //
 // A checkpoint stores MarshalBinary's bytes with the frontier, and a

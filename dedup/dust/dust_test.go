@@ -611,3 +611,55 @@ func TestProbation(t *testing.T) {
 		t.Error("support 4 < Probation 8 after decoding, but the prefix parks")
 	}
 }
+
+// TestReleaseUnproven: the URLs parked under an active PathPrefix are
+// given back, and Park refuses them until they are observed; those
+// parked under a host alias stay parked; a file of its own among them
+// withdraws the rule when observed.
+func TestReleaseUnproven(t *testing.T) {
+	l, _ := dust.New(&dust.Options{MinSupport: 2, Probation: 2, ValidateEvery: -1})
+	for i := 1; i <= 3; i++ {
+		a := fmt.Sprintf("http://a.sim.test/v3/p%d", i)
+		l.ObserveFetch(a, uint64(i), "")
+		l.ObserveFetch(fmt.Sprintf("http://a.sim.test/v2/p%d", i), uint64(i), a)
+		l.ObserveFetch(fmt.Sprintf("http://www.a.sim.test/v3/p%d", i), uint64(i), a)
+	}
+	if got := l.ReleaseUnproven(); len(got) != 0 {
+		t.Fatalf("nothing parked, but %v given back", got)
+	}
+	var prefixed []string
+	for i := 10; i < 14; i++ {
+		for _, u := range []string{fmt.Sprintf("http://a.sim.test/v2/p%d", i), fmt.Sprintf("http://www.a.sim.test/v3/p%d", i)} {
+			r, ok := l.Rewrite(u)
+			if !ok || r.Validate || !l.Park(u, r.URL) {
+				t.Fatalf("%s: %+v, %v; want it parked", u, r, ok)
+			}
+		}
+		prefixed = append(prefixed, fmt.Sprintf("http://a.sim.test/v2/p%d", i))
+	}
+	got := l.ReleaseUnproven()
+	slices.Sort(got)
+	if !slices.Equal(got, prefixed) {
+		t.Fatalf("ReleaseUnproven = %v, want the prefix's %v", got, prefixed)
+	}
+	if st := l.Stats(); st.Unproven != 4 || st.Parked != 4 || st.Active != 2 {
+		t.Errorf("stats %+v: want 4 given back, the 4 www URLs still parked, both rules active", st)
+	}
+	if again := l.ReleaseUnproven(); len(again) != 0 {
+		t.Errorf("given back twice: %v", again)
+	}
+	if l.Park(prefixed[0], "http://a.sim.test/v3/p10") {
+		t.Error("a URL given back is parked again before it is fetched")
+	}
+	// Fetched: a copy, then a file of its own, which withdraws the rule.
+	l.ObserveFetch("http://a.sim.test/v3/p10", 10, "")
+	l.ObserveFetch(prefixed[0], 10, "http://a.sim.test/v3/p10")
+	l.ObserveFetch("http://a.sim.test/v3/p11", 11, "")
+	l.ObserveFetch(prefixed[1], 999, "")
+	if st := l.Stats(); st.Withdrawn != 1 {
+		t.Errorf("a file of its own did not withdraw the prefix: %+v", st)
+	}
+	if r, ok := l.Rewrite("http://a.sim.test/v2/p20"); ok {
+		t.Errorf("the withdrawn prefix still rewrites: %+v", r)
+	}
+}

@@ -30,6 +30,9 @@ func (l *Learner) Failed(url string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.init()
+	if len(l.unproven) > 0 {
+		delete(l.unproven, fnv(url))
+	}
 	if !slices.ContainsFunc(l.byHost[p.host], func(c *cand) bool { return c.state == Active }) {
 		return nil
 	}

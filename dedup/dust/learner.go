@@ -38,6 +38,7 @@ type Learner struct {
 	activeParam  map[string]int      // lower-case parameter → hosts whose rule dropping it alone is active
 	refutedParam map[string]bool     // lower-case parameters a rule dropping them alone was refuted for
 	released     []string            // URLs released by the current call
+	unproven     map[uint64]struct{} // fnv of URLs ReleaseUnproven gave back, until observed
 	retro        *cand               // the rule whose retrospective check is running
 	counted      []counted           // the supporting pairs the current call counted
 	buf          []byte
@@ -98,6 +99,7 @@ type Stats struct {
 	Dropped   uint64 // candidates not recorded: no room (MaxRules, MaxHostRules)
 	Rewritten uint64 // rewrites, summed over the rules that took part
 	Released  uint64 // URLs released by withdrawals and by failed canonical forms
+	Unproven  uint64 // URLs ReleaseUnproven gave back to be fetched (not encoded)
 	Failed    uint64 // canonical forms recorded as giving no page (Failed)
 	Parked    int    // URLs parked now
 	Rules     int    // rule records now
@@ -136,6 +138,7 @@ func (l *Learner) init() {
 	l.parkedBy = make(map[string][]*cand)
 	l.parkedOn = make(map[uint64][]string)
 	l.failed = make(map[uint64]struct{})
+	l.unproven = make(map[uint64]struct{})
 	l.activeParam = make(map[string]int)
 	l.refutedParam = make(map[string]bool)
 	l.nextID = 1
@@ -196,6 +199,9 @@ func (l *Learner) Park(url, canonical string) bool {
 	if _, failed := l.failed[hc]; failed {
 		return false // its page would be lost: the crawler fetches url
 	}
+	if _, ok := l.unproven[fnv(url)]; ok {
+		return false // given back by ReleaseUnproven: to be fetched
+	}
 	var chain []*cand
 	out, _, ok := s.rewrite(url, func(a *active, _ bool) {
 		if !slices.Contains(chain, a.c) {
@@ -247,6 +253,40 @@ func (l *Learner) release(c *cand) {
 		l.st.Released++
 	}
 	c.parked, c.nParked = nil, 0
+}
+
+// ReleaseUnproven gives back, for the crawler to fetch, the URLs parked
+// under active PathPrefix rules, whose evidence is about other files of
+// the two directories and never about these: a directory that shares most
+// files with another but not all (a "/v2/" next to "/v3/") is told from a
+// symlink only by fetching its files, and a file of its own that no
+// validation reached would otherwise stay parked, its page lost, when the
+// crawl ends. The rules stay active: a crawler calls ReleaseUnproven when
+// it has nothing else to fetch, queues what it returns, and calls it again
+// the next time, until it returns nothing. The fetches check the rules as
+// validations do: the first file of its own withdraws its rule. Park
+// refuses the URLs given back until they are observed (or fail), so that a
+// crawler that rewrites a URL when it leases it fetches it all the same.
+// Other kinds' evidence is about the URLs they park (see Probation in the
+// package documentation): they are not given back. Cost: O(rules) and
+// O(URLs given back) under the mutex.
+func (l *Learner) ReleaseUnproven() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.init()
+	for _, c := range l.rules {
+		if c.state != Active || c.kind != PathPrefix || c.nParked == 0 {
+			continue
+		}
+		n := len(l.released)
+		l.release(c)
+		for _, u := range l.released[n:] {
+			l.unproven[fnv(u)] = struct{}{}
+		}
+		l.st.Unproven += uint64(len(l.released) - n)
+		l.st.Released -= uint64(len(l.released) - n)
+	}
+	return l.takeReleased()
 }
 
 // takeReleased returns the URLs released by the current call.
@@ -309,6 +349,9 @@ func (l *Learner) ObserveFetch(url string, fp uint64, first string) Observation 
 	defer l.mu.Unlock()
 	l.init()
 	l.st.Observed++
+	if len(l.unproven) > 0 {
+		delete(l.unproven, fnv(url))
+	}
 	h := l.hash(url)
 	hs := l.hostSample(p.host)
 	var confirmed bool
