@@ -110,8 +110,8 @@ type ContentOptions struct {
 // (TextFingerprint) plus a near-duplicate index (shingle.NearIndex: LSH
 // candidates confirmed by estimated Jaccard ≥ Threshold). Memory per
 // recorded document: the signature (8·K bytes), its band keys and LSH
-// entries (16 bytes per band), map entries and the URL; about 2 KB at
-// K=128. Seen costs one tokenizing pass (the fingerprint is taken from
+// entries (16 bytes per band), map entries and the URL; about 1.9 KB
+// at K=128. Seen costs one tokenizing pass (the fingerprint is taken from
 // the sketcher's normalised text) and an LSH query, under a lock held
 // only for the query and the insert. Safe for concurrent use.
 type Content struct {

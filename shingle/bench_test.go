@@ -133,3 +133,26 @@ func BenchmarkShingles(b *testing.B) {
 	}
 	_ = x
 }
+
+// BenchmarkLSHInsert reports the allocations of one Insert of a distinct
+// document, the near-duplicate index's cost per page of a crawl.
+func BenchmarkLSHInsert(b *testing.B) {
+	s, _ := shingle.NewSketcher(nil)
+	l, _ := shingle.NewLSH(nil)
+	r := rand.New(rand.NewPCG(1, 3))
+	items := make([]uint64, 200)
+	sigs := make([]shingle.Signature, 1<<15) // distinct up to -benchtime 32768x
+	for i := range sigs {
+		for j := range items {
+			items[j] = r.Uint64()
+		}
+		sigs[i] = s.SketchSet(nil, items)
+	}
+	b.ReportAllocs()
+	id := uint64(0)
+	for b.Loop() {
+		_ = l.Insert(id, sigs[id%uint64(len(sigs))])
+		id++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/insert")
+}

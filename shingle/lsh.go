@@ -91,16 +91,20 @@ func CandidateProbability(s float64, bands, rows int) float64 {
 // key (XXH64 of the band's values, seeded by the band number), and two
 // signatures are candidates if they share a key in some band.
 //
-// LSH is safe for concurrent use. Memory: about b·(8 + 8) bytes per item
+// LSH is safe for concurrent use. Memory: about b·(16 + 8) bytes per item
 // plus map overhead. Insert, Remove: O(b + r·b). Query: O(b·r) plus the
 // number of candidates.
 type LSH struct {
 	opts        LSHOptions
 	bands, rows int
 
-	mu     sync.RWMutex
-	tables []map[uint64][]uint64 // band → key → ids
-	keys   map[uint64][]uint64   // id → band keys
+	mu sync.RWMutex
+	// Most band keys belong to one item: a key's first id is kept in
+	// first, the rest (if any) in more, so that an Insert allocates no
+	// slice per band.
+	first []map[uint64]uint64   // band → key → the key's first id
+	more  []map[uint64][]uint64 // band → key → the key's other ids
+	keys  map[uint64][]uint64   // id → band keys
 }
 
 // NewLSH returns an empty index (nil opts means all defaults).
@@ -132,9 +136,11 @@ func NewLSH(opts *LSHOptions) (*LSH, error) {
 	if b == 0 {
 		b, r = OptimalBanding(o.Threshold, o.K, o.FPWeight, o.FNWeight)
 	}
-	l := &LSH{opts: o, bands: b, rows: r, tables: make([]map[uint64][]uint64, b), keys: make(map[uint64][]uint64)}
-	for i := range l.tables {
-		l.tables[i] = make(map[uint64][]uint64)
+	l := &LSH{opts: o, bands: b, rows: r, first: make([]map[uint64]uint64, b), more: make([]map[uint64][]uint64, b),
+		keys: make(map[uint64][]uint64)}
+	for i := range l.first {
+		l.first[i] = make(map[uint64]uint64)
+		l.more[i] = make(map[uint64][]uint64)
 	}
 	return l, nil
 }
@@ -177,7 +183,11 @@ func (l *LSH) Insert(id uint64, sig Signature) error {
 	}
 	l.keys[id] = keys
 	for i, k := range keys {
-		l.tables[i][k] = append(l.tables[i][k], id)
+		if _, taken := l.first[i][k]; !taken {
+			l.first[i][k] = id
+		} else {
+			l.more[i][k] = append(l.more[i][k], id)
+		}
 	}
 	return nil
 }
@@ -192,15 +202,22 @@ func (l *LSH) Remove(id uint64) bool {
 	}
 	delete(l.keys, id)
 	for i, k := range keys {
-		ids := l.tables[i][k]
-		if j := slices.Index(ids, id); j >= 0 {
+		ids := l.more[i][k]
+		if l.first[i][k] == id {
+			if len(ids) == 0 {
+				delete(l.first[i], k)
+				continue
+			}
+			l.first[i][k] = ids[len(ids)-1] // the last other id moves up
+		} else if j := slices.Index(ids, id); j >= 0 {
 			ids[j] = ids[len(ids)-1]
-			ids = ids[:len(ids)-1]
-		}
-		if len(ids) == 0 {
-			delete(l.tables[i], k)
 		} else {
-			l.tables[i][k] = ids
+			continue
+		}
+		if ids = ids[:len(ids)-1]; len(ids) == 0 {
+			delete(l.more[i], k)
+		} else {
+			l.more[i][k] = ids
 		}
 	}
 	return true
@@ -219,7 +236,10 @@ func (l *LSH) Query(dst []uint64, sig Signature) ([]uint64, error) {
 	n := len(dst)
 	l.mu.RLock()
 	for i, k := range keys {
-		dst = append(dst, l.tables[i][k]...)
+		if id, ok := l.first[i][k]; ok {
+			dst = append(dst, id)
+			dst = append(dst, l.more[i][k]...)
+		}
 	}
 	l.mu.RUnlock()
 	slices.Sort(dst[n:])

@@ -274,3 +274,35 @@ func TestNearIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLSHRemoveShared removes, in every order, items that share every
+// band key (exact copies): the others stay candidates, each once.
+func TestLSHRemoveShared(t *testing.T) {
+	s, _ := shingle.NewSketcher(nil)
+	sig := s.Sketch([]byte(joinWords(randomWords(rand.New(rand.NewPCG(2, 2)), 300))))
+	for _, order := range [][]uint64{{1, 2, 3}, {2, 1, 3}, {3, 2, 1}, {1, 3, 2}} {
+		l, _ := shingle.NewLSH(nil)
+		for id := uint64(1); id <= 3; id++ {
+			if err := l.Insert(id, sig); err != nil {
+				t.Fatal(err)
+			}
+		}
+		left := []uint64{1, 2, 3}
+		for _, id := range order {
+			if !l.Remove(id) {
+				t.Fatalf("order %v: Remove(%d) = false", order, id)
+			}
+			left = slices.DeleteFunc(left, func(x uint64) bool { return x == id })
+			got, _ := l.Query(nil, sig)
+			if !slices.Equal(got, left) {
+				t.Fatalf("order %v: after Remove(%d) Query = %v, want %v", order, id, got, left)
+			}
+		}
+		if l.Len() != 0 || l.Remove(1) {
+			t.Errorf("order %v: %d items left", order, l.Len())
+		}
+		if err := l.Insert(1, sig); err != nil { // empty again: usable
+			t.Fatal(err)
+		}
+	}
+}

@@ -2,7 +2,7 @@
 // database: the "content seen?" test of the crawl loop (IIR §20.2.1,
 // near-duplicates by MinHash and LSH, §19.6) with memory bounded
 // whatever the number of documents, for crawls whose dedup.Content
-// (about 2.3 KB of heap per document) would outgrow their memory, and
+// (about 1.9 KB of heap per document) would outgrow their memory, and
 // which must survive a restart.
 //
 // Content answers as dedup.Content does: exact duplicates by
@@ -73,8 +73,8 @@
 // plus the text's words). BenchmarkMemory records 200,000 documents: the
 // Go heap stayed at 2.3–2.9 MiB from 50,000 to 200,000 documents while
 // Pebble's memory filled its cache (9 to 28 MiB, never beyond its
-// bound), where dedup.Content's heap grew from 114 MiB to 443 MiB,
-// 2.3 KB per document. MemoryBytes reports Pebble's part.
+// bound), where dedup.Content's heap grew from 90 MiB to 356 MiB,
+// 1.9 KB per document. MemoryBytes reports Pebble's part.
 //
 // Lookups stay in memory as long as the bloom filters and indexes (about
 // 22 bytes per document) fit in the block cache: about a million
