@@ -43,4 +43,7 @@ var (
 	ErrUnavailable = errors.New("cluster: node unavailable")
 	// ErrRemote reports an error the serving node returned for a request.
 	ErrRemote = errors.New("cluster: remote error")
+	// ErrNotStored reports URLs a Splitter could not have stored by their
+	// owners: they stay buffered, and are published again later.
+	ErrNotStored = errors.New("cluster: URLs not stored by their owners")
 )

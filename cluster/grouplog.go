@@ -146,8 +146,10 @@ func (s *shards) writeQueued(ctx context.Context) {
 	}
 	if err == nil && flush {
 		// Stored by their owners before the commits return, as the
-		// log would have kept them.
-		s.n.splitter.Flush(ctx)
+		// log would have kept them; if they cannot be, the commits
+		// fail rather than report pages done whose links a kill
+		// would lose.
+		err = s.n.splitter.flushStored(ctx, s.n.opts.RequestTimeout)
 	}
 	for _, st := range q {
 		st.done <- err

@@ -864,8 +864,11 @@ func (st *ShardState) Stage(ctx context.Context, t *crawlkit.Txn) (func(context.
 	}
 	if flush {
 		// Stored by their owners before the commit returns, as the
-		// journal would have kept them: a kill now loses none.
-		s.n.splitter.Flush(ctx)
+		// journal would have kept them: a kill now loses none. If they
+		// cannot be, the commit fails.
+		if err := s.n.splitter.flushStored(ctx, s.n.opts.RequestTimeout); err != nil {
+			return nil, err
+		}
 	}
 	if len(parts) == 0 {
 		return func(context.Context) error { return nil }, nil

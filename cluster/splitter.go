@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,11 @@ type Splitter struct {
 	timer    *time.Timer
 	closed   bool
 	flushing sync.WaitGroup
+	// pubs are the publishes under way, each registered (under mu) when
+	// its batch leaves bufs, so that Flush can wait for those a Send or
+	// the timer started before it.
+	pubs    map[uint64]*pub
+	nextPub uint64
 
 	idle     atomic.Bool
 	hold     atomic.Bool // tests: publish nothing, as a node about to die
@@ -56,7 +62,21 @@ type Splitter struct {
 
 func newSplitter(ring *Ring, self string, t Transport, size int, delay time.Duration, log *slog.Logger) *Splitter {
 	return &Splitter{ring: ring, self: self, t: t, size: size, delay: delay, log: log,
-		bufs: map[string][]frontier.URL{}, since: map[string]time.Time{}}
+		bufs: map[string][]frontier.URL{}, since: map[string]time.Time{}, pubs: map[uint64]*pub{}}
+}
+
+// pub is one publish under way: done is closed when it ends, and failed
+// then tells whether its URLs went back to the buffer.
+type pub struct {
+	done   chan struct{}
+	failed bool
+}
+
+// startLocked registers a publish of a batch that left bufs.
+func (s *Splitter) startLocked() uint64 {
+	s.nextPub++
+	s.pubs[s.nextPub] = &pub{done: make(chan struct{})}
+	return s.nextPub
 }
 
 // Local implements crawlkit.HostSplitter. Cost: one hash of host (and,
@@ -86,6 +106,7 @@ func (s *Splitter) Send(ctx context.Context, urls []frontier.URL) error {
 	type batch struct {
 		node string
 		urls []frontier.URL
+		id   uint64
 	}
 	var full []batch
 	s.mu.Lock()
@@ -109,7 +130,7 @@ func (s *Splitter) Send(ctx context.Context, urls []frontier.URL) error {
 		s.bufs[owner] = append(s.bufs[owner], u)
 		s.buffered++
 		if len(s.bufs[owner]) >= s.size {
-			full = append(full, batch{owner, s.bufs[owner]})
+			full = append(full, batch{owner, s.bufs[owner], s.startLocked()})
 			delete(s.bufs, owner)
 			delete(s.since, owner)
 		}
@@ -122,7 +143,7 @@ func (s *Splitter) Send(ctx context.Context, urls []frontier.URL) error {
 	if len(full) > 0 {
 		defer s.flushing.Done()
 		for _, b := range full {
-			s.publish(ctx, b.node, b.urls)
+			s.publish(ctx, b.node, b.urls, b.id)
 		}
 	}
 	return nil
@@ -166,13 +187,14 @@ func (s *Splitter) tick() {
 	s.mu.Lock()
 	s.timer = nil
 	due := map[string][]frontier.URL{}
+	ids := map[string]uint64{}
 	paused := !now.Before(s.lastSend.Add(s.idleLocked()))
 	for node, b := range s.bufs {
 		if now.Before(s.retryAt) {
 			break
 		}
 		if paused || !now.Before(s.since[node].Add(s.delay)) {
-			due[node] = b
+			due[node], ids[node] = b, s.startLocked()
 			delete(s.bufs, node)
 			delete(s.since, node)
 		}
@@ -181,16 +203,16 @@ func (s *Splitter) tick() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for node, b := range due {
-		s.publish(ctx, node, b)
+		s.publish(ctx, node, b, ids[node])
 	}
 	s.mu.Lock()
 	s.armLocked()
 	s.mu.Unlock()
 }
 
-// publish sends one batch; on failure the URLs go back to the buffer for
-// the next flush.
-func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.URL) {
+// publish sends one batch, registered as publish id; on failure the URLs
+// go back to the buffer for the next flush.
+func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.URL, id uint64) {
 	data := AppendURLs(nil, batch)
 	var err error
 	if s.hold.Load() {
@@ -200,6 +222,11 @@ func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.UR
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if p := s.pubs[id]; p != nil {
+		p.failed = err != nil
+		close(p.done)
+		delete(s.pubs, id)
+	}
 	if err != nil {
 		s.log.Warn("cluster: publish failed, retrying", "node", node, "urls", len(batch), "err", err)
 		if len(s.bufs[node]) == 0 {
@@ -220,16 +247,62 @@ func (s *Splitter) publish(ctx context.Context, node string, batch []frontier.UR
 // (tests of what a node that dies with URLs buffered loses).
 var errHolding = errors.New("cluster: splitter holding its batches")
 
-// Flush publishes every buffered URL now. A failed publish leaves its
-// URLs buffered (and the flush timer armed).
-func (s *Splitter) Flush(ctx context.Context) {
+// Flush publishes every buffered URL now and waits for the publishes a
+// Send or the flush timer started before it: when it returns nil, every
+// URL Send accepted before the call is stored by its owner. A failed
+// publish leaves its URLs buffered (and the flush timer armed), and Flush
+// then returns an error wrapping ErrNotStored; so does the end of ctx.
+func (s *Splitter) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	bufs := s.bufs
 	s.bufs = map[string][]frontier.URL{}
 	clear(s.since)
+	var wait []*pub
+	for _, p := range s.pubs {
+		wait = append(wait, p)
+	}
+	ids := make(map[string]uint64, len(bufs))
+	for node := range bufs {
+		ids[node] = s.startLocked()
+		wait = append(wait, s.pubs[ids[node]])
+	}
 	s.mu.Unlock()
 	for node, batch := range bufs {
-		s.publish(ctx, node, batch)
+		s.publish(ctx, node, batch, ids[node])
+	}
+	failed := 0
+	for _, p := range wait {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return &Error{Op: "flush", Subject: s.self, Err: fmt.Errorf("%w: %w", ErrNotStored, ctx.Err())}
+		}
+		if p.failed {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &Error{Op: "flush", Subject: s.self, Err: fmt.Errorf("%w: %d of %d publishes failed", ErrNotStored, failed, len(wait))}
+	}
+	return nil
+}
+
+// flushStored is Flush, tried again every BatchDelay until it succeeds,
+// for at most within: the commits that wait on it report done only once
+// their URLs are stored by their owners.
+func (s *Splitter) flushStored(ctx context.Context, within time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	for {
+		err := s.Flush(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-time.After(s.delay):
+		case <-ctx.Done():
+			return err
+		}
 	}
 }
 
@@ -265,7 +338,7 @@ func (s *Splitter) close(ctx context.Context) int {
 		return 0
 	}
 	s.mu.Unlock()
-	s.Flush(ctx)
+	_ = s.Flush(ctx) // what stays buffered is counted below
 	s.mu.Lock()
 	s.closed = true
 	if s.timer != nil && s.timer.Stop() {
