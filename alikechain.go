@@ -48,6 +48,16 @@ func (a *alikeFound) add(page string, found []frontier.URL) {
 	}
 }
 
+// has reports whether a page of content seen before found url (or
+// everything counts, past maxAlikeFound).
+func (a *alikeFound) has(url string) bool {
+	if a.overflow {
+		return true
+	}
+	_, ok := a.m[dedup.Fingerprint(url)]
+	return ok
+}
+
 // take reports whether a page of content seen before found url, and
 // forgets url.
 func (a *alikeFound) take(url string) bool {

@@ -492,7 +492,12 @@ func (c *Crawler) admitLocked(ctx context.Context, w *work, cands []frontier.URL
 			c.txn.Keys = append(c.txn.Keys, KeyDelta{Key: k, Admitted: d})
 		}
 	}
-	if page != "" && w.outcome == DuplicateContent {
+	switch {
+	case page != "" && w.outcome == DuplicateContent:
+		c.alike.add(w.l.URL.URL, admitted)
+	case w.l != nil && !w.requeue && w.outcome == Redirected && c.alike.has(w.l.URL.URL):
+		// A redirect passes on who found it: a trap that sends its
+		// links through redirects is still a chain of alike pages.
 		c.alike.add(w.l.URL.URL, admitted)
 	}
 	w.t.outcomes[Queued] += uint32(len(admitted))

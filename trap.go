@@ -28,7 +28,9 @@ import (
 // 0.80–0.88 against one another, are all listed by the package's summary,
 // and a host of hundreds of them is not cut. The first generation of a
 // trap (the alike pages its one page of new content found) therefore
-// goes uncounted too, a few requests more. Which page found a URL is
+// goes uncounted too, a few requests more. A redirect passes on who found
+// it, so a trap that sends its links through redirects is a chain all the
+// same. Which page found a URL is
 // kept in memory, for up to 262,144 URLs at a time (about 6 MB): a
 // resumed crawl starts without it, and beyond it every alike page
 // counts. Duplicates the learned URL rules explain (Config.NoURLRules)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -273,6 +274,44 @@ func (h recordingHandler) WithAttrs([]slog.Attr) slog.Handler            { retur
 func (h recordingHandler) WithGroup(string) slog.Handler                 { return h }
 
 func newRecordingLogger(fn func(string)) *slog.Logger { return slog.New(recordingHandler{fn}) }
+
+// TestTrapCutThroughRedirects: a trap whose every link answers with a
+// redirect to its alike page is cut as one without: the redirect passes
+// on that an alike page found it.
+func TestTrapCutThroughRedirects(t *testing.T) {
+	var requests atomic.Int64
+	text := strings.Repeat("this page is the same whatever its number says ", 20)
+	f := fetch.FetcherFunc(func(_ context.Context, req *fetch.Request) (*fetch.Response, error) {
+		u := req.URL
+		requests.Add(1)
+		switch p := u.Path; {
+		case p == "/robots.txt":
+			return &fetch.Response{URL: u, Status: 404, Header: http.Header{}}, nil
+		case strings.HasPrefix(p, "/go/"):
+			to := *u
+			to.Path = "/p/" + strings.TrimPrefix(p, "/go/")
+			return &fetch.Response{URL: u, Status: 302, Location: &to, Header: http.Header{"Location": {to.String()}}}, nil
+		case strings.HasPrefix(p, "/p/"):
+			i, _ := strconv.Atoi(strings.TrimPrefix(p, "/p/"))
+			body := fmt.Sprintf(`<p>%s</p><a href="/go/%d">a</a><a href="/go/%d">b</a>`, text, 2*i+1, 2*i+2)
+			return &fetch.Response{URL: u, Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}, nil
+		}
+		return &fetch.Response{URL: u, Status: 404, Header: http.Header{}}, nil
+	})
+	// Without URL rules: they learn /go/ → /p/ from the redirects and
+	// then rewrite the links themselves.
+	s := runConfig(t, context.Background(), Config{Seeds: []string{"http://trap.test/p/0"}, Fetcher: f, Workers: 1, DelayFactor: -1,
+		MaxPagesPerHost: 400, NoURLRules: true, Logger: quietLogger()})
+	if s.FilteredBy["trap host"] == 0 && s.Outcomes[Abandoned] == 0 {
+		t.Fatalf("the trap was never cut (%d requests): %s", requests.Load(), s.Summary())
+	}
+	// Each alike page costs itself and its redirect; the first
+	// generation goes uncounted.
+	if n := requests.Load(); n > 60 {
+		t.Errorf("%d requests before the cut, want at most 60", n)
+	}
+	t.Logf("cut after %d requests", requests.Load())
+}
 
 // templateSite serves a host whose summary page "/" lists n class pages
 // of one template, near-duplicates of one another, each holding the only
