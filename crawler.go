@@ -852,15 +852,19 @@ func (c *Crawler) releaseUnproven(ctx context.Context) bool {
 	err := c.state.Lookup(ctx, q)
 	var us []frontier.URL
 	if err == nil {
+		_, noRecords := c.state.(*ephemeral)
 		for i, ok := range q.Found {
-			u := frontier.URL{URL: back[i], Depth: c.cfg.MaxDepth}
-			if ok && q.PendingRecords[i].URL.URL == back[i] {
-				u = q.PendingRecords[i].URL
+			switch {
+			case ok && q.PendingRecords[i].URL.URL == back[i]:
+				us = append(us, q.PendingRecords[i].URL)
+			case noRecords:
+				// A State that keeps no pending records (Config.State
+				// nil): the depth is unknown, and the page's links are
+				// followed only without a depth limit.
+				us = append(us, frontier.URL{URL: back[i], Depth: c.cfg.MaxDepth})
 			}
-			// Else a State that keeps no pending records (Config.State
-			// nil): the depth is unknown, and the page's links are
-			// followed only without a depth limit.
-			us = append(us, u)
+			// Else not pending here: fetched since, or its shard moved
+			// to another node, which has it pending.
 		}
 		var t tally
 		t.outcomes[Queued] += uint32(len(us))

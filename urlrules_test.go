@@ -290,9 +290,21 @@ func decoySite(n int) (fetch.Fetcher, *sync.Map) {
 // when it has nothing else to do, and the file of its own is fetched,
 // which withdraws the rule. Without that the page was lost.
 func TestURLRulesDecoyFileFetched(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		state func() State
+	}{
+		{"no State", func() State { return nil }},
+		{"MemState", func() State { return NewMemState() }}, // queued from the pending records
+	} {
+		t.Run(tc.name, func(t *testing.T) { testDecoyFileFetched(t, tc.state()) })
+	}
+}
+
+func testDecoyFileFetched(t *testing.T, state State) {
 	const n = 30 // the hash of /v2/29.html does not choose it for a validation
 	f, requests := decoySite(n)
-	c, err := New(Config{Seeds: []string{"http://decoy.test/"}, Fetcher: f, Workers: 1, DelayFactor: -1, Logger: quietLogger()})
+	c, err := New(Config{Seeds: []string{"http://decoy.test/"}, Fetcher: f, Workers: 1, DelayFactor: -1, State: state, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
