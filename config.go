@@ -174,9 +174,13 @@ type Config struct {
 	// URLs it has queued, so that it stops fetching one page under many
 	// URLs. A URL a rule rewrites is parked, not lost (Outcome Parked,
 	// or filtered as "url rule"): a rule that meets a counterexample is
-	// withdrawn and its parked URLs are fetched. The rules are saved with
-	// a State that is a RuleStorer and kept across a resume;
-	// Crawler.URLRules exports them. nil means dust's defaults.
+	// withdrawn and its parked URLs are fetched; the URLs a directory
+	// (prefix) rule parked are fetched when the crawl has nothing else
+	// to do, since only a file tells a symlink from a directory that
+	// shares most files with another (dust.Learner.ReleaseUnproven).
+	// The rules are saved with a State that is a RuleStorer and kept
+	// across a resume; Crawler.URLRules exports them. nil means dust's
+	// defaults.
 	URLRules *dust.Options
 	// NoURLRules turns the URL rewrite rules off: every link is fetched
 	// under its own canonical URL.
