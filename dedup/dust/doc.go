@@ -165,8 +165,10 @@
 // nothing else to fetch, ReleaseUnproven gives back every URL parked
 // under an active PathPrefix, and the crawler fetches them. A symlinked
 // directory's files are then fetched after all, once each, at the end of
-// the crawl (a PathPrefix saves no fetch, only the order); a decoy's
-// first file of its own withdraws the rule. The other kinds' evidence is
+// the crawl: a PathPrefix saves no fetch of a crawl that runs to its
+// end, but defers its URLs past every other, so a crawl that stops at a
+// limit spends it on distinct pages first; a decoy's first file of its
+// own withdraws the rule. The other kinds' evidence is
 // about the URLs they park, and they keep them.
 //
 // # Calling it from the crawl loop
