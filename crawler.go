@@ -793,6 +793,11 @@ func (c *Crawler) housekeeping(ctx context.Context, stop context.CancelFunc) err
 			stop()
 			return nil
 		}
+		if c.cfg.Continuous && s.InFlight == 0 && s.Frontier.Queued == 0 && s.Frontier.Leased == 0 {
+			// Nothing to fetch until the next revisit is due: the
+			// URLs parked under prefix rules, as a crawl's end would.
+			c.releaseUnproven(ctx)
+		}
 		if !c.cfg.Continuous && s.InFlight == 0 && s.Frontier.Pending() == 0 && c.clusterIdle() {
 			// Two quiet ticks in a row: a frontier that does not report
 			// its size (not a Stater) shows nothing of a worker between

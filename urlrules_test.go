@@ -291,29 +291,39 @@ func decoySite(n int) (fetch.Fetcher, *sync.Map) {
 // which withdraws the rule. Without that the page was lost.
 func TestURLRulesDecoyFileFetched(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		state func() State
+		name       string
+		state      func() State
+		continuous bool
 	}{
-		{"no State", func() State { return nil }},
-		{"MemState", func() State { return NewMemState() }}, // queued from the pending records
+		{"no State", func() State { return nil }, false},
+		{"MemState", func() State { return NewMemState() }, false},  // queued from the pending records
+		{"continuous", func() State { return NewMemState() }, true}, // when nothing is due
 	} {
-		t.Run(tc.name, func(t *testing.T) { testDecoyFileFetched(t, tc.state()) })
+		t.Run(tc.name, func(t *testing.T) { testDecoyFileFetched(t, tc.state(), tc.continuous) })
 	}
 }
 
-func testDecoyFileFetched(t *testing.T, state State) {
+func testDecoyFileFetched(t *testing.T, state State, continuous bool) {
 	const n = 30 // the hash of /v2/29.html does not choose it for a validation
 	f, requests := decoySite(n)
-	c, err := New(Config{Seeds: []string{"http://decoy.test/"}, Fetcher: f, Workers: 1, DelayFactor: -1, State: state, Logger: quietLogger()})
+	own := "/v2/" + strconv.Itoa(n-1) + ".html"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := New(Config{Seeds: []string{"http://decoy.test/"}, Fetcher: f, Workers: 1, DelayFactor: -1, State: state,
+		Continuous: continuous, Logger: quietLogger(), OnPage: func(p *Page) {
+			if continuous && strings.HasSuffix(p.URL, own) {
+				cancel() // a continuous crawl runs until stopped
+			}
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Run(context.Background())
+	s, err := c.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := c.URLRules().Stats()
-	if *mustLoad(requests, "/v2/"+strconv.Itoa(n-1)+".html") == 0 {
+	if *mustLoad(requests, own) == 0 {
 		t.Fatalf("the /v2/ file of its own was never fetched; rules %+v: %s", st, s.Summary())
 	}
 	if st.Unproven == 0 {
