@@ -22,7 +22,8 @@ const maxAlikeFound = 1 << 18
 // cluster node that took a shard over) starts without it, and its first
 // generation of alike pages goes uncounted. Past maxAlikeFound URLs it
 // stops remembering and every alike page counts, as if each were found by
-// one: the defence then errs towards stopping a trap. Used under
+// one: the defence then errs towards stopping a trap, until the URLs it
+// remembers, fetched one by one, are down to half of maxAlikeFound. Used under
 // commitMu.
 type alikeFound struct {
 	m        map[uint64]struct{}
@@ -62,6 +63,7 @@ func (a *alikeFound) has(url string) bool {
 // forgets url.
 func (a *alikeFound) take(url string) bool {
 	if a.overflow {
+		a.forget(url)
 		return true
 	}
 	if len(a.m) == 0 {
@@ -71,4 +73,13 @@ func (a *alikeFound) take(url string) bool {
 	_, ok := a.m[fp]
 	delete(a.m, fp)
 	return ok
+}
+
+// forget is take for a URL committed during an overflow: it leaves the
+// overflow once the set is down to half its bound.
+func (a *alikeFound) forget(url string) {
+	delete(a.m, dedup.Fingerprint(url))
+	if a.overflow && len(a.m) <= maxAlikeFound/2 {
+		a.overflow = false
+	}
 }

@@ -30,11 +30,11 @@ import (
 // trap (the alike pages its one page of new content found) therefore
 // goes uncounted too, a few requests more. A redirect passes on who found
 // it, so a trap that sends its links through redirects is a chain all the
-// same. Which page found a URL is
-// kept in memory, for up to 262,144 URLs at a time (about 6 MB): a
-// resumed crawl starts without it, and beyond it every alike page
-// counts. Duplicates the learned URL rules explain (Config.NoURLRules)
-// never count.
+// same. Which page found a URL is kept in memory, for up to 262,144 URLs
+// at a time (about 6 MB): a resumed crawl starts without it, and beyond
+// it every alike page counts until half of those URLs are fetched.
+// Duplicates the learned URL rules explain (Config.NoURLRules) never
+// count.
 //
 // The rule reads counts the State keeps (KeyRecord.Pages and Alike), so a
 // resumed crawl remembers what it learned: a cut host stays cut. (A

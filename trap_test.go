@@ -401,4 +401,15 @@ func TestAlikeFound(t *testing.T) {
 	if !full.take("http://a.test/never-found") {
 		t.Error("a full set does not count every alike page")
 	}
+	// Fetched down to half the bound: the set remembers again.
+	for i := range maxAlikeFound / 2 {
+		delete(full.m, uint64(i))
+	}
+	if !full.take("http://a.test/never-found") {
+		t.Error("the overflow ended before the set was down to half")
+	}
+	delete(full.m, uint64(maxAlikeFound/2))
+	if full.take("http://a.test/never-found") {
+		t.Error("the overflow did not end at half the bound")
+	}
 }
