@@ -185,9 +185,12 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 				// page, not a trap's next page.
 				kd.Pages, kd.Alike = pageDelta(w.outcome)
 			}
-			if !c.alike.take(l.URL.URL) {
-				// Found by a page of new content: a template's page
-				// (a javadoc package's classes), not a trap's next.
+			if !c.alike.take(l.URL.URL) && !w.copy {
+				// A near-duplicate found by a page of new content: a
+				// template's page (a javadoc package's classes), not a
+				// trap's next. An exact copy under a new URL (a soft
+				// 404, a session id's copy) counts wherever it was
+				// found.
 				kd.Alike = 0
 			}
 			if kd.Pages > 0 {

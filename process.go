@@ -36,6 +36,7 @@ type work struct {
 	released []string          // parked URLs a withdrawn rule gave back, to queue
 	rules    bool              // the learned rules changed: save them with this page
 	alias    bool              // a duplicate the rules explain: not counted by the trap defence
+	copy     bool              // an exact duplicate (not a near one) of a page fetched before
 	parkedOn string            // with outcome Parked: the URL the lease's URL is parked on
 	signal   signal            // what the fetch says about the host's load, for the back-off
 	err      error             // with outcome ParseError: the parser's error
@@ -285,6 +286,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	seeing := time.Now()
 	dup, first := c.seenContent(ctx, w, resp, doc)
 	c.obs.stage(StageContent, time.Since(seeing))
+	w.copy = dup && first != ""
 	if c.rules != nil && w.outcome != Unchanged {
 		// Every fetch is evidence for the URL rewrite rules: a page whose
 		// content was first seen at another URL supports the rules that

@@ -20,15 +20,17 @@ import (
 // it has. Each cut is logged at Info level. Near-duplicates count as
 // alike at the content-seen test's threshold (Jaccard 0.8 by default).
 //
-// An alike page counts against its host only when the page that found it
-// (on the same host) was alike too: a trap's pages lead to more of the
-// same — the next month of an empty calendar, the same page under the
-// next session id. The near-duplicates of a template are found by a page
-// of new content: the class pages of a javadoc package, which score
+// A near-duplicate counts against its host only when the page that found
+// it (on the same host) was alike too: a trap's pages lead to more of the
+// same — the next month of an empty calendar, one more level of a
+// looping directory. The near-duplicates of a template are found by a
+// page of new content: the class pages of a javadoc package, which score
 // 0.80–0.88 against one another, are all listed by the package's summary,
 // and a host of hundreds of them is not cut. The first generation of a
-// trap (the alike pages its one page of new content found) therefore
-// goes uncounted too, a few requests more. A redirect passes on who found
+// near-duplicate trap (the pages its one page of new content found)
+// therefore goes uncounted, a few requests more. An exact copy under a
+// new URL (a soft 404, a session id's copy of a page) counts wherever it
+// was found. A redirect passes on who found
 // it, so a trap that sends its links through redirects is a chain all the
 // same. Which page found a URL is kept in memory, for up to 262,144 URLs
 // at a time (about 6 MB): a resumed crawl starts without it, and beyond

@@ -313,6 +313,41 @@ func TestTrapCutThroughRedirects(t *testing.T) {
 	t.Logf("cut after %d requests", requests.Load())
 }
 
+// TestTrapSoftNotFoundCut: a page of new content linking 300 URLs that
+// all answer one "not found" page with status 200 (a soft 404) is cut
+// after 17 of them: exact copies count against the host wherever they
+// were found; only near-duplicates need a chain of alike pages.
+func TestTrapSoftNotFoundCut(t *testing.T) {
+	var requests atomic.Int64
+	f := fetch.FetcherFunc(func(_ context.Context, req *fetch.Request) (*fetch.Response, error) {
+		u := req.URL
+		requests.Add(1)
+		var body string
+		switch u.Path {
+		case "/robots.txt":
+			return &fetch.Response{URL: u, Status: 404, Header: http.Header{}}, nil
+		case "/":
+			var b strings.Builder
+			b.WriteString("<p>an index of old articles, most of them gone</p>")
+			for i := range 300 {
+				fmt.Fprintf(&b, `<a href="/a/%d">article %d</a>`, i, i)
+			}
+			body = b.String()
+		default:
+			body = "<p>" + strings.Repeat("sorry, the page you asked for is not here any more ", 10) + "</p>"
+		}
+		return &fetch.Response{URL: u, Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}, nil
+	})
+	s := runConfig(t, context.Background(), Config{Seeds: []string{"http://gone.test/"}, Fetcher: f, Workers: 1, DelayFactor: -1,
+		NoURLRules: true, Logger: quietLogger()})
+	if n := requests.Load(); n > 25 {
+		t.Errorf("%d requests, want at most 25 (robots.txt, the index, 17 copies and a few in flight): %s", n, s.Summary())
+	}
+	if s.Outcomes[Abandoned] == 0 {
+		t.Errorf("nothing abandoned: %s", s.Summary())
+	}
+}
+
 // templateSite serves a host whose summary page "/" lists n class pages
 // of one template, near-duplicates of one another, each holding the only
 // link to a page of its own (/use/i): a javadoc package. It counts the
