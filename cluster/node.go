@@ -184,9 +184,10 @@ type Node struct {
 	leaving  atomic.Bool
 	crashed  atomic.Bool // test hook: stop as a killed process would
 
-	// gone holds the farewell Status of the nodes that left.
+	// gone holds the farewell Status of the nodes that left, and when
+	// it came.
 	goneMu sync.Mutex
-	gone   map[string]Status
+	gone   map[string]farewell
 	// away holds when each node that keeps the others waiting (no answer,
 	// or a farewell with work) was first seen so; written by the rounds.
 	away map[string]time.Time
@@ -253,7 +254,7 @@ func NewNode(ctx context.Context, opts *Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{opts: o, ring: ring, log: o.Logger, gone: map[string]Status{}, away: map[string]time.Time{}, dead: map[string]bool{}}
+	n := &Node{opts: o, ring: ring, log: o.Logger, gone: map[string]farewell{}, away: map[string]time.Time{}, dead: map[string]bool{}}
 	if err := n.connect(ctx); err != nil {
 		n.shutdown(context.Background(), false)
 		return nil, err
@@ -476,7 +477,7 @@ func (n *Node) serveStatus(_ context.Context, req []byte) ([]byte, error) {
 			return nil, err
 		}
 		n.goneMu.Lock()
-		n.gone[node] = s
+		n.gone[node] = farewell{s, time.Now()}
 		n.goneMu.Unlock()
 		return []byte{kindLeave}, nil
 	}
@@ -542,6 +543,7 @@ func (n *Node) quiescence(ctx context.Context) {
 func (n *Node) round(ctx context.Context) round {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.RequestTimeout)
 	defer cancel()
+	asked := time.Now()
 	r := round{quiet: true}
 	statuses := make([]Status, len(n.opts.Nodes))
 	errs := make([]error, len(n.opts.Nodes))
@@ -562,13 +564,14 @@ func (n *Node) round(ctx context.Context) round {
 	for i, node := range n.opts.Nodes {
 		st, err := statuses[i], errs[i]
 		left := false
-		if farewell, ok := n.gone[node]; ok {
-			if err == nil && !st.Leaving {
+		if fw, ok := n.gone[node]; ok {
+			if err == nil && !st.Leaving && fw.at.Before(asked) {
 				delete(n.gone, node) // back again
 			} else {
 				// It left (or is leaving): its farewell stands for it,
-				// quiet if it left with nothing to do.
-				st, err, left = farewell, nil, true
+				// quiet if it left with nothing to do. An answer asked
+				// for before the farewell came is older than it.
+				st, err, left = fw.st, nil, true
 			}
 		}
 		if node != n.opts.Name && n.giveUp(node, err != nil || left && st.Busy > 0, now) {
@@ -591,6 +594,12 @@ func (n *Node) round(ctx context.Context) round {
 	}
 	r.published = bl.Published
 	return r
+}
+
+// farewell is the final Status a node that left sent, and when it came.
+type farewell struct {
+	st Status
+	at time.Time
 }
 
 // giveUp records whether node is away (it keeps the others waiting) and

@@ -163,10 +163,10 @@ func TestFarewellWithWork(t *testing.T) {
 	defer cancel()
 	leaveWithWork(t, ctx, nodes)
 	nodes[0].goneMu.Lock()
-	farewell, ok := nodes[0].gone["n1"]
+	fw, ok := nodes[0].gone["n1"]
 	nodes[0].goneMu.Unlock()
-	if !ok || farewell.Busy == 0 || !farewell.Leaving {
-		t.Fatalf("n0 holds farewell %+v (%v); want n1's, busy", farewell, ok)
+	if !ok || fw.st.Busy == 0 || !fw.st.Leaving {
+		t.Fatalf("n0 holds farewell %+v (%v); want n1's, busy", fw, ok)
 	}
 	time.Sleep(100 * time.Millisecond)
 	if nodes[0].Splitter().Idle() {
