@@ -11,7 +11,8 @@ const maxAlikeFound = 1 << 18
 // alikeFound remembers the URLs that pages of content seen before found
 // on their own host, so that the trap defence counts a near-duplicate
 // against its host only when the page that found it was content seen
-// before too (TrapOptions; an exact copy counts wherever it was found). A spider trap's pages lead to more of the same: the
+// before too (TrapOptions; with the URL rules on, an exact copy they do
+// not explain counts wherever it was found). A spider trap's pages lead to more of the same: the
 // next month of an empty calendar, the same page under the next session
 // id, one more level of a looping directory. The near-duplicate pages of
 // a template — the class pages of a javadoc package, which its summary

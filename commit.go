@@ -185,12 +185,14 @@ func (c *Crawler) commit(ctx context.Context, w *work) error {
 				// page, not a trap's next page.
 				kd.Pages, kd.Alike = pageDelta(w.outcome)
 			}
-			if !c.alike.take(l.URL.URL) && !w.copy {
+			if !c.alike.take(l.URL.URL) && !(w.copy && c.rules != nil) {
 				// A near-duplicate found by a page of new content: a
 				// template's page (a javadoc package's classes), not a
-				// trap's next. An exact copy under a new URL (a soft
-				// 404, a session id's copy) counts wherever it was
-				// found.
+				// trap's next. An exact copy under a new URL that the
+				// URL rules do not explain as an alias (a soft 404, a
+				// session id's copy) counts wherever it was found;
+				// without the rules a copy may be an alias, and only a
+				// chain of them counts.
 				kd.Alike = 0
 			}
 			if kd.Pages > 0 {

@@ -29,8 +29,10 @@ import (
 // and a host of hundreds of them is not cut. The first generation of a
 // near-duplicate trap (the pages its one page of new content found)
 // therefore goes uncounted, a few requests more. An exact copy under a
-// new URL (a soft 404, a session id's copy of a page) counts wherever it
-// was found. A redirect passes on who found
+// new URL that the learned URL rules do not explain as an alias (a soft
+// 404, a session id's copy of a page) counts wherever it was found; with
+// the rules off (Config.NoURLRules) a copy may be an alias, and copies
+// count only in a chain, as near-duplicates do. A redirect passes on who found
 // it, so a trap that sends its links through redirects is a chain all the
 // same. Which page found a URL is kept in memory, for up to 262,144 URLs
 // at a time (about 6 MB): a resumed crawl starts without it, and beyond

@@ -315,8 +315,9 @@ func TestTrapCutThroughRedirects(t *testing.T) {
 
 // TestTrapSoftNotFoundCut: a page of new content linking 300 URLs that
 // all answer one "not found" page with status 200 (a soft 404) is cut
-// after 17 of them: exact copies count against the host wherever they
-// were found; only near-duplicates need a chain of alike pages.
+// after 17 of them: exact copies that the URL rules do not explain count
+// against the host wherever they were found; near-duplicates need a
+// chain of alike pages.
 func TestTrapSoftNotFoundCut(t *testing.T) {
 	var requests atomic.Int64
 	f := fetch.FetcherFunc(func(_ context.Context, req *fetch.Request) (*fetch.Response, error) {
@@ -339,7 +340,7 @@ func TestTrapSoftNotFoundCut(t *testing.T) {
 		return &fetch.Response{URL: u, Status: 200, ContentType: "text/html", Header: http.Header{}, Body: []byte(body)}, nil
 	})
 	s := runConfig(t, context.Background(), Config{Seeds: []string{"http://gone.test/"}, Fetcher: f, Workers: 1, DelayFactor: -1,
-		NoURLRules: true, Logger: quietLogger()})
+		Logger: quietLogger()})
 	if n := requests.Load(); n > 25 {
 		t.Errorf("%d requests, want at most 25 (robots.txt, the index, 17 copies and a few in flight): %s", n, s.Summary())
 	}
