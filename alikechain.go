@@ -12,20 +12,20 @@ const maxAlikeFound = 1 << 18
 // on their own host, so that the trap defence counts a near-duplicate
 // against its host only when the page that found it was content seen
 // before too (TrapOptions; with the URL rules on, an exact copy they do
-// not explain counts wherever it was found). A spider trap's pages lead to more of the same: the
-// next month of an empty calendar, the same page under the next session
-// id, one more level of a looping directory. The near-duplicate pages of
-// a template — the class pages of a javadoc package, which its summary
-// page lists — are found by a page of new content, and each leads on to
-// pages of its own.
+// not explain counts wherever it was found). A spider trap's pages lead
+// to more of the same: the next month of an empty calendar, the same page
+// under the next session id, one more level of a looping directory. The
+// near-duplicate pages of a template — the class pages of a javadoc
+// package, which its summary page lists — are found by a page of new
+// content, and each leads on to pages of its own.
 //
 // The set is a hint kept in memory, by fingerprint: a resumed crawl (or a
 // cluster node that took a shard over) starts without it, and its first
 // generation of alike pages goes uncounted. Past maxAlikeFound URLs it
 // stops remembering and every alike page counts, as if each were found by
 // one: the defence then errs towards stopping a trap, until the URLs it
-// remembers, fetched one by one, are down to half of maxAlikeFound. Used under
-// commitMu.
+// remembers, fetched one by one, are down to half of maxAlikeFound. A
+// redirect passes on who found it. Used under commitMu.
 type alikeFound struct {
 	m        map[uint64]struct{}
 	overflow bool
@@ -60,27 +60,19 @@ func (a *alikeFound) has(url string) bool {
 	return ok
 }
 
-// take reports whether a page of content seen before found url, and
-// forgets url.
+// take reports whether a page of content seen before found url (or
+// everything counts, past maxAlikeFound), and forgets url; an overflow
+// ends once the set is down to half its bound.
 func (a *alikeFound) take(url string) bool {
-	if a.overflow {
-		a.forget(url)
-		return true
-	}
-	if len(a.m) == 0 {
+	if len(a.m) == 0 && !a.overflow {
 		return false
 	}
 	fp := dedup.Fingerprint(url)
-	_, ok := a.m[fp]
+	_, found := a.m[fp]
 	delete(a.m, fp)
-	return ok
-}
-
-// forget is take for a URL committed during an overflow: it leaves the
-// overflow once the set is down to half its bound.
-func (a *alikeFound) forget(url string) {
-	delete(a.m, dedup.Fingerprint(url))
+	counts := found || a.overflow
 	if a.overflow && len(a.m) <= maxAlikeFound/2 {
 		a.overflow = false
 	}
+	return counts
 }
