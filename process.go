@@ -112,7 +112,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	if err != nil {
 		// Only canonical URLs enter the frontier, so this is a bug or a
 		// damaged state; count it rather than loop on it.
-		w.outcome, w.res.Err = FetchError, err
+		w.outcome, w.res.Err, w.res.Skipped = FetchError, err, true
 		w.t.fetchError(fetch.KindBadURL.String())
 		return
 	}
@@ -144,6 +144,13 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	v, err := c.robots.Check(ctx, u)
 	c.obs.stage(StageRobots, time.Since(checked))
 	w.res.CrawlDelay = v.CrawlDelay
+	if !v.Fetched {
+		// No request to the host unless the fetch below is made: a URL
+		// robots.txt denies (or that cannot be decided) must not cost
+		// its host a politeness gap. A host whose pages link many
+		// disallowed URLs would otherwise wait a gap for each.
+		w.res.Skipped = true
+	}
 	switch {
 	case err != nil:
 		// The Cache answers a failed robots.txt fetch itself; an error
@@ -183,6 +190,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 		return
 	}
 
+	w.res.Skipped = false
 	start := time.Now()
 	// A revisit sends the validators of the last response: a server
 	// whose copy has not changed answers 304 with no body.
