@@ -642,8 +642,13 @@ func TestReleaseUnproven(t *testing.T) {
 	if !slices.Equal(got, prefixed) {
 		t.Fatalf("ReleaseUnproven = %v, want the prefix's %v", got, prefixed)
 	}
-	if st := l.Stats(); st.Unproven != 4 || st.Parked != 4 || st.Active != 2 {
-		t.Errorf("stats %+v: want 4 given back, the 4 www URLs still parked, both rules active", st)
+	if st := l.Stats(); st.Unproven != 4 || st.Parked != 4 || st.Active != 2 || st.Released != 0 {
+		t.Errorf("stats %+v: want 4 given back (none released: no rule was withdrawn), the 4 www URLs still parked, both rules active", st)
+	}
+	for _, r := range l.Rules() {
+		if r.Released != 0 {
+			t.Errorf("rule %v: Released %d, want 0: it was not withdrawn", r, r.Released)
+		}
 	}
 	if again := l.ReleaseUnproven(); len(again) != 0 {
 		t.Errorf("given back twice: %v", again)

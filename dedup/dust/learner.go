@@ -240,8 +240,11 @@ func (l *Learner) park(c *cand, url string) {
 }
 
 // release withdraws c's parking lot: every URL parked under c leaves
-// every rule it is parked under and goes to l.released.
-func (l *Learner) release(c *cand) {
+// every rule it is parked under and goes to l.released. With unproven
+// (ReleaseUnproven: the rule stays active) the URLs are counted in
+// Stats.Unproven and kept from parking again until observed; else in
+// Stats.Released and the rule's Released.
+func (l *Learner) release(c *cand, unproven bool) {
 	for _, u := range c.parked {
 		chain, ok := l.parkedBy[u]
 		if !ok || !slices.Contains(chain, c) {
@@ -249,6 +252,11 @@ func (l *Learner) release(c *cand) {
 		}
 		l.unpark(u, chain)
 		l.released = append(l.released, u)
+		if unproven {
+			l.unproven[fnv(u)] = struct{}{}
+			l.st.Unproven++
+			continue
+		}
 		c.released++
 		l.st.Released++
 	}
@@ -278,13 +286,7 @@ func (l *Learner) ReleaseUnproven() []string {
 		if c.state != Active || c.kind != PathPrefix || c.nParked == 0 {
 			continue
 		}
-		n := len(l.released)
-		l.release(c)
-		for _, u := range l.released[n:] {
-			l.unproven[fnv(u)] = struct{}{}
-		}
-		l.st.Unproven += uint64(len(l.released) - n)
-		l.st.Released -= uint64(len(l.released) - n)
+		l.release(c, true)
 	}
 	return l.takeReleased()
 }
@@ -703,7 +705,7 @@ func (l *Learner) counter(c *cand) {
 		c.state = Withdrawn
 		l.st.Withdrawn++
 		l.generalize(c, -1, true)
-		l.release(c)
+		l.release(c, false)
 		l.snap.Store(l.build())
 	}
 }
