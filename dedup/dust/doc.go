@@ -219,6 +219,15 @@
 //		frontier.Add(u)
 //	}
 //
+//	// When the frontier hands out a URL, before fetching it: a rule
+//	// learned since it was queued may map it to another (park it, as
+//	// at admission), or map to it an alias already fetched with its
+//	// page (the "?ref=" variant of an article, found before the rule):
+//	// then it is parked on that alias, and released like any parked URL.
+//	if res, ok := learner.Served(u); ok && !res.Validate && learner.Park(u, res.URL) {
+//		return // not fetched: its page is res.URL's
+//	}
+//
 // A checkpoint stores MarshalBinary's bytes with the frontier, and a
 // resume gives them to UnmarshalBinary before the first Rewrite: the
 // active rules, their evidence (their probation included), the withdrawn

@@ -668,3 +668,69 @@ func TestReleaseUnproven(t *testing.T) {
 		t.Errorf("the withdrawn prefix still rewrites: %+v", r)
 	}
 }
+
+// TestServed: a page fetched under an alias before the rule that maps the
+// alias to its canonical form was learned stands for the canonical form,
+// which is parked on it instead of fetched, and released when the rule
+// is withdrawn; a PathPrefix rule's files never stand for one another.
+func TestServed(t *testing.T) {
+	l, _ := dust.New(&dust.Options{MinSupport: 2, Probation: 2, ValidateEvery: -1})
+	early := "http://www.a.sim.test/p0"
+	l.ObserveFetch(early, 100, "") // before any rule: new content
+	l.ObserveFetch("http://a.sim.test/v2/p0", 200, "")
+	if r, ok := l.Served("http://a.sim.test/p0"); ok {
+		t.Fatalf("no rule yet, but served by %+v", r)
+	}
+	for i := 1; i <= 3; i++ {
+		a := fmt.Sprintf("http://a.sim.test/p%d", i)
+		l.ObserveFetch(a, uint64(i), "")
+		l.ObserveFetch(fmt.Sprintf("http://www.a.sim.test/p%d", i), uint64(i), a)
+		v3 := fmt.Sprintf("http://a.sim.test/v3/p%d", i)
+		l.ObserveFetch(v3, uint64(10+i), "")
+		l.ObserveFetch(fmt.Sprintf("http://a.sim.test/v2/p%d", i), uint64(10+i), v3)
+	}
+	if st := l.Stats(); st.Active != 2 {
+		t.Fatalf("want the host alias and the prefix active: %+v", st)
+	}
+
+	canon := "http://a.sim.test/p0"
+	r, ok := l.Served(canon)
+	if !ok || r.URL != early || r.Validate {
+		t.Fatalf("Served(%s) = %+v, %v; want the alias %s fetched before the rule", canon, r, ok, early)
+	}
+	if !l.Park(canon, r.URL) {
+		t.Fatal("Park refused the served URL")
+	}
+	if !l.Park(canon, r.URL) {
+		t.Error("parking a parked URL again: false")
+	}
+	if st := l.Stats(); st.Served != 1 || st.Parked != 1 {
+		t.Errorf("stats %+v: want 1 served, 1 parked", st)
+	}
+	if l.Park("http://a.sim.test/p9", early) {
+		t.Error("parked on a URL that is not its alias")
+	}
+	// A fetch after the rule (a validation) serves too.
+	late := "http://www.a.sim.test/p7"
+	l.ObserveFetch(late, 700, "")
+	if r, ok := l.Served("http://a.sim.test/p7"); !ok || r.URL != late {
+		t.Errorf("Served after a fetch under the active rule = %+v, %v; want %s", r, ok, late)
+	}
+	// A prefix's file stands for nothing: only a file tells a symlink
+	// from a directory that shares most files with another.
+	if r, ok := l.Served("http://a.sim.test/v3/p0"); ok {
+		t.Errorf("a /v2/ file serves its /v3/ name: %+v", r)
+	}
+	if l.Park("http://a.sim.test/v3/p0", "http://a.sim.test/v2/p0") {
+		t.Error("Park parked a /v3/ file on its /v2/ name")
+	}
+	// A counterexample withdraws the host alias: the parked URL comes back.
+	l.ObserveFetch("http://a.sim.test/p5", 5, "")
+	o := l.ObserveFetch("http://www.a.sim.test/p5", 55, "")
+	if !slices.Contains(o.Released, canon) {
+		t.Fatalf("withdrawal released %v, want %s", o.Released, canon)
+	}
+	if r, ok := l.Served(canon); ok {
+		t.Errorf("served by %+v after its rule was withdrawn", r)
+	}
+}

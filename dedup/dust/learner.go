@@ -39,6 +39,8 @@ type Learner struct {
 	refutedParam map[string]bool     // lower-case parameters a rule dropping them alone was refuted for
 	released     []string            // URLs released by the current call
 	unproven     map[uint64]struct{} // fnv of URLs ReleaseUnproven gave back, until observed
+	served       map[uint64]string   // fnv of a canonical form → a URL fetched with a page that the active rules rewrite to it
+	servedOrder  []uint64            // the same keys, oldest first
 	retro        *cand               // the rule whose retrospective check is running
 	counted      []counted           // the supporting pairs the current call counted
 	buf          []byte
@@ -100,6 +102,7 @@ type Stats struct {
 	Rewritten uint64 // rewrites, summed over the rules that took part
 	Released  uint64 // URLs released by withdrawals and by failed canonical forms
 	Unproven  uint64 // URLs ReleaseUnproven gave back to be fetched (not encoded)
+	Served    uint64 // URLs parked on an alias fetched before them (Served; not encoded)
 	Failed    uint64 // canonical forms recorded as giving no page (Failed)
 	Parked    int    // URLs parked now
 	Rules     int    // rule records now
@@ -139,6 +142,7 @@ func (l *Learner) init() {
 	l.parkedOn = make(map[uint64][]string)
 	l.failed = make(map[uint64]struct{})
 	l.unproven = make(map[uint64]struct{})
+	l.served = make(map[uint64]string)
 	l.activeParam = make(map[string]int)
 	l.refutedParam = make(map[string]bool)
 	l.nextID = 1
@@ -183,7 +187,10 @@ func (l *Learner) Rewrite(url string) (res Result, ok bool) {
 // withdrawn. It reports false, and records nothing, when the rewrite no
 // longer holds (a rule was withdrawn since, or its parking lot filled):
 // the crawler must then admit url itself. Parking a parked URL again
-// reports true. Cost: a rewrite and one map insert under the mutex.
+// reports true. canonical may also be the alias Served returned for url,
+// a URL the rules rewrite to url whose page the crawler has: url is then
+// parked on it the same way. Cost: a rewrite and one map insert under
+// the mutex.
 func (l *Learner) Park(url, canonical string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -203,18 +210,26 @@ func (l *Learner) Park(url, canonical string) bool {
 		return false // given back by ReleaseUnproven: to be fetched
 	}
 	var chain []*cand
-	out, _, ok := s.rewrite(url, func(a *active, _ bool) {
+	collect := func(a *active, _ bool) {
 		if !slices.Contains(chain, a.c) {
 			chain = append(chain, a.c)
 		}
-	})
+	}
+	out, _, ok := s.rewrite(url, collect)
 	if !ok || out != canonical {
-		return false
+		// canonical is url's alias (Served)?
+		chain = chain[:0]
+		if out, _, ok = s.rewrite(canonical, collect); !ok || out != url || !servable(chain) {
+			return false
+		}
 	}
 	for _, c := range chain {
 		if c.state != Active || c.act.full.Load() {
 			return false
 		}
+	}
+	if out != canonical {
+		l.st.Served++
 	}
 	for _, c := range chain {
 		l.park(c, url)
@@ -289,6 +304,98 @@ func (l *Learner) ReleaseUnproven() []string {
 		l.release(c, true)
 	}
 	return l.takeReleased()
+}
+
+// maxServed bounds the canonical forms Served remembers: the most
+// recent, oldest forgotten first.
+const maxServed = 1 << 14
+
+// Served reports whether the page of url, a URL no active rule rewrites,
+// was fetched under an alias: a URL the crawler fetched with a page
+// (ObserveFetch) that the active rules rewrite to url, typically before
+// the rules were learned (the "?ref=" variant of an article, found first).
+// Fetching url would only fetch that page again, so when ok and not
+// res.Validate the crawler parks url on res.URL, the alias (Park(url,
+// res.URL)), and a withdrawal of the rules releases url as it releases
+// any parked URL. Only rules whose evidence is about the URLs they map
+// serve: a PathPrefix rule's pairs are other files of the two
+// directories (see ReleaseUnproven), so a file fetched under one prefix
+// never stands for the other's. Validate asks for a fetch anyway, at the
+// rate and under the probation of Rewrite. The aliases are remembered
+// for the last 16,384 canonical forms, and not across a resume. Cost: a
+// map lookup and a rewrite under the mutex.
+func (l *Learner) Served(url string) (res Result, ok bool) {
+	s := l.snap.Load()
+	if s == nil {
+		return Result{URL: url}, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.init()
+	h := fnv(url)
+	alias, ok := l.served[h]
+	if !ok {
+		return Result{URL: url}, false
+	}
+	if _, ok := l.unproven[h]; ok {
+		return Result{URL: url}, false
+	}
+	var chain []*cand
+	out, first, ok := s.rewrite(alias, func(a *active, _ bool) {
+		if !slices.Contains(chain, a.c) {
+			chain = append(chain, a.c)
+		}
+	})
+	if !ok || out != url || !servable(chain) {
+		return Result{URL: url}, false
+	}
+	validate := s.every > 0 && h%s.every == 0
+	for _, c := range chain {
+		validate = validate || c.act.probation.Load()
+	}
+	return Result{URL: alias, Rule: first.id, Validate: validate}, true
+}
+
+// servable reports whether a fetch under an alias stands for the URL the
+// rules of chain rewrite it to: all active, none a PathPrefix.
+func servable(chain []*cand) bool {
+	for _, c := range chain {
+		if c.state != Active || c.kind == PathPrefix {
+			return false
+		}
+	}
+	return len(chain) > 0
+}
+
+// servedAdd remembers that alias, fetched with a page, stands for url.
+func (l *Learner) servedAdd(url, alias string) {
+	h := fnv(url)
+	if _, ok := l.served[h]; ok {
+		return
+	}
+	if len(l.servedOrder) >= maxServed {
+		delete(l.served, l.servedOrder[0])
+		l.servedOrder = l.servedOrder[1:]
+	}
+	l.served[h] = alias
+	l.servedOrder = append(l.servedOrder, h)
+}
+
+// serveSample remembers, for the rule c just activated, the sampled
+// fetches of its hosts that the active rules now rewrite: the aliases
+// fetched before the rule was learned.
+func (l *Learner) serveSample(c *cand, s *snapshot) {
+	for _, host := range l.scope(c) {
+		hs := l.hosts[host]
+		if hs == nil {
+			continue
+		}
+		for e := range hs.entries() {
+			if out, _, ok := s.rewrite(e.url, nil); ok && out != e.url {
+				l.servedAdd(out, e.url)
+			}
+		}
+	}
 }
 
 // takeReleased returns the URLs released by the current call.
@@ -367,6 +474,11 @@ func (l *Learner) ObserveFetch(url string, fp uint64, first string) Observation 
 	}
 	l.counted = l.counted[:0]
 	l.sampleAdd(hs, h, fp, url)
+	if s := l.snap.Load(); s != nil {
+		if out, _, ok := s.rewrite(url, nil); ok && out != url {
+			l.servedAdd(out, url)
+		}
+	}
 	return Observation{Released: l.takeReleased(), Explained: explained, Confirmed: confirmed}
 }
 
@@ -672,6 +784,7 @@ func (l *Learner) activate(c *cand) {
 	c.pairs, c.seen = nil, nil
 	l.generalize(c, 1, false)
 	l.snap.Store(s)
+	l.serveSample(c, s)
 }
 
 // probe puts the active rule c on probation while its support is below
