@@ -133,6 +133,13 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 			w.t.links++
 			return
 		}
+		// The other way round: its page was fetched under an alias the
+		// rules now rewrite to it (the "?ref=" variant of an article,
+		// found before the rule was learned). It is parked on that one.
+		if res, ok := c.rules.Served(l.URL.URL); ok && !res.Validate && c.rules.Park(l.URL.URL, res.URL) {
+			w.parkedOn, w.outcome, w.res.Skipped = res.URL, Parked, true
+			return
+		}
 	}
 
 	if c.hostRules != nil {
