@@ -31,7 +31,12 @@ type NATSOptions struct {
 	// (faster; lost if a server restarts). Default false.
 	Memory bool
 	// AckWait is how long a delivered message may stay unacknowledged
-	// before it is delivered again (the consumer died). Default 30 s.
+	// before it is delivered again: how long the batches a killed node
+	// had taken from its inbox wait before its restart, or the member
+	// draining its inbox, gets them. A handler that runs longer keeps its
+	// message by telling the server it is in progress every AckWait/3.
+	// Default 5 s (the library's 30 s held the end of a crawl that long
+	// after a node was killed).
 	AckWait time.Duration
 	// RedeliverDelay is how long a message whose handler failed waits
 	// before it is delivered again. Default 100 ms.
@@ -94,7 +99,7 @@ func NewNATS(ctx context.Context, nc *nats.Conn, opts *NATSOptions) (*NATS, erro
 		o.Replicas = 1
 	}
 	if o.AckWait <= 0 {
-		o.AckWait = 30 * time.Second
+		o.AckWait = 5 * time.Second
 	}
 	if o.RedeliverDelay <= 0 {
 		o.RedeliverDelay = 100 * time.Millisecond
@@ -185,7 +190,10 @@ func (t *NATS) Consume(node string, h func(ctx context.Context, data []byte) err
 			_ = m.Nak()
 			return
 		}
-		if err := h(hctx, m.Data()); err != nil {
+		stop := inProgress(m, t.opts.AckWait/3)
+		err := h(hctx, m.Data())
+		stop()
+		if err != nil {
 			_ = m.NakWithDelay(t.opts.RedeliverDelay)
 			return
 		}
@@ -196,12 +204,39 @@ func (t *NATS) Consume(node string, h func(ctx context.Context, data []byte) err
 		actx, acancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = m.DoubleAck(actx)
 		acancel()
-	}, jetstream.PullMaxMessages(64), jetstream.PullExpiry(t.opts.PullExpiry))
+	}, jetstream.PullMaxMessages(consumeBuffer), jetstream.PullExpiry(t.opts.PullExpiry))
 	if err != nil {
 		hcancel()
 		return nil, &Error{Op: "consume", Subject: node, Err: err}
 	}
 	return c, nil
+}
+
+// consumeBuffer is how many messages a consumer pulls ahead of its
+// handler. Their AckWait runs from their delivery, so a handler slower
+// than AckWait/consumeBuffer a message on average would see the last of
+// them delivered again (harmless: a batch of URLs admitted twice is
+// admitted once, but wasted work).
+const consumeBuffer = 16
+
+// inProgress tells the server every period that m is still being
+// handled, so that a handler running longer than AckWait keeps it, until
+// the returned stop is called.
+func inProgress(m jetstream.Msg, period time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				_ = m.InProgress()
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // Reply frames: a status byte, then the body (or the error text).

@@ -196,3 +196,42 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestNATSLongHandlerKeepsMessage: a handler that runs longer than
+// AckWait keeps its message (the consumer tells the server it is in
+// progress), so it is not delivered a second time meanwhile. Without
+// that, it was delivered 4 times.
+func TestNATSLongHandlerKeepsMessage(t *testing.T) {
+	s := startTestServer(t)
+	opts := natsOptions()
+	opts.AckWait = 300 * time.Millisecond
+	tr := dialTest(t, s.ClientURL(), opts)
+	defer tr.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tr.Publish(ctx, "n1", []byte("batch")); err != nil {
+		t.Fatal(err)
+	}
+	var deliveries atomic.Int32
+	handled := make(chan struct{})
+	cons, err := tr.Consume("n1", func(ctx context.Context, data []byte) error {
+		if deliveries.Add(1) == 1 {
+			time.Sleep(4 * opts.AckWait) // longer than AckWait
+			close(handled)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	select {
+	case <-handled:
+	case <-ctx.Done():
+		t.Fatal("the message was never handled")
+	}
+	time.Sleep(2 * opts.AckWait) // a redelivery would have come by now
+	if n := deliveries.Load(); n != 1 {
+		t.Errorf("delivered %d times, want once: the server took the running handler's message back", n)
+	}
+}
