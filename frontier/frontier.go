@@ -143,8 +143,9 @@ type Result struct {
 	Ended time.Time
 	// Skipped reports that the key was not contacted for the lease: the
 	// crawler dropped its URL before any request (a rule parked it, its
-	// host was cut). The key's next contact time is left as it was, and
-	// Duration, Ended, CrawlDelay and RetryAfter are ignored.
+	// host was cut, robots.txt as cached denies it). The key's next
+	// contact time is left as it was, and Duration, Ended, CrawlDelay
+	// and RetryAfter are ignored.
 	Skipped bool
 	// Status is the HTTP status, 0 when no response was received.
 	Status int
