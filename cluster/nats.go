@@ -156,7 +156,9 @@ type natsConsumer struct {
 
 func (c *natsConsumer) Close() error {
 	c.cancel()
-	c.cc.Stop()
+	// Drain, not Stop: the messages pulled ahead go through the handler,
+	// which gives them back at once (Nak), rather than after AckWait.
+	c.cc.Drain()
 	c.mu.Lock()   // wait for a running handler
 	c.mu.Unlock() //lint:ignore SA2001 a barrier: the lock is only waited for
 	<-c.cc.Closed()

@@ -235,3 +235,61 @@ func TestNATSLongHandlerKeepsMessage(t *testing.T) {
 		t.Errorf("delivered %d times, want once: the server took the running handler's message back", n)
 	}
 }
+
+// TestNATSCloseGivesBack: the messages a consumer pulled ahead of its
+// handler come back as soon as it is closed, not after AckWait (30 s
+// here: the test would time out).
+func TestNATSCloseGivesBack(t *testing.T) {
+	s := startTestServer(t)
+	opts := natsOptions()
+	opts.AckWait = 30 * time.Second
+	tr := dialTest(t, s.ClientURL(), opts)
+	defer tr.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const n = 10
+	for i := range n {
+		if err := tr.Publish(ctx, "n1", []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	started := make(chan struct{})
+	first, err := tr.Consume("n1", func(hctx context.Context, data []byte) error {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-hctx.Done() // held until Close
+		return hctx.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("nothing delivered")
+	}
+	time.Sleep(100 * time.Millisecond) // the rest is pulled ahead meanwhile
+	first.Close()
+
+	got := make(chan byte, n)
+	second, err := tr.Consume("n1", func(_ context.Context, data []byte) error {
+		got <- data[0]
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	seen := map[byte]bool{}
+	deadline := time.After(5 * time.Second)
+	for len(seen) < n {
+		select {
+		case b := <-got:
+			seen[b] = true
+		case <-deadline:
+			t.Fatalf("%d of %d messages back 5 s after the first consumer closed (AckWait 30 s)", len(seen), n)
+		}
+	}
+}
