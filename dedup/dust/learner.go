@@ -326,7 +326,7 @@ const maxServed = 1 << 14
 // map lookup and a rewrite under the mutex.
 func (l *Learner) Served(url string) (res Result, ok bool) {
 	s := l.snap.Load()
-	if s == nil {
+	if s == nil || !s.names(url) {
 		return Result{URL: url}, false
 	}
 	l.mu.Lock()

@@ -191,6 +191,17 @@ func addName(rs *[]nameRule, c *cand) bool {
 // a group whose path rules were learned on another of its hosts).
 type visitFunc func(a *active, dep bool)
 
+// names reports whether an active rule names u's host: only then can
+// the rules rewrite a URL to u or u to another. No lock, no allocation.
+func (s *snapshot) names(u string) bool {
+	i := strings.Index(u, "://")
+	if i <= 0 {
+		return false
+	}
+	rest := u[i+3:]
+	return s.hosts[rest[:hostEnd(rest)]] != nil
+}
+
 // rewrite applies the rules to u and returns the canonical form, the
 // first rule applied and whether any was. It makes one allocation, the
 // result, when a rule applies and none otherwise. Rules whose parking lot
