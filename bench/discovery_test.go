@@ -47,7 +47,7 @@ func BenchmarkCrawlDiscovery(b *testing.B) {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 			}),
 			AllowPrivate: true, PrivateSuffixes: []string{web.Domain()}, Workers: crawlHosts,
-			DelayFactor: -1, MinDelay: crawlGap, MaxRetries: -1,
+			DelayFactor: -1, MinDelay: crawlGap, MaxRetries: -1, NoSitemaps: true, // as BenchmarkCrawlCrawlkit
 			Filters: append(frontier.DefaultFilters(), frontier.Domains(nil, trapHosts(web))),
 			Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
