@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -108,10 +109,12 @@ type backQ struct {
 	n     int32 // URLs queued for the key: the back queue plus again
 	top   int32 // highest Priority among them, -1 when n is 0
 	lease *Lease
-	// again is a URL handed back with Result.Requeue: it comes out
-	// before the rest of the queue, as if never taken.
-	again    URL
-	hasAgain bool
+	// again holds the URLs that come out before the rest of the queue: a
+	// URL handed back with Result.Requeue (first, as if never taken),
+	// then the sitemaps added while the key has its queue (a sitemap
+	// tells how much the host holds, and is not held up behind its
+	// pages, which a Retry-After may hold for long).
+	again []URL
 }
 
 // Mercator is the URL frontier of IIR Figure 20.3: F front FIFO queues fed
@@ -134,9 +137,10 @@ type backQ struct {
 // queues can run dry: a back queue left empty waits idle and is refilled
 // by the next Add, and a host that leaves the back queues keeps its te in
 // a small table so it is not contacted early when it comes back. MostWork
-// adds two more (see HostOrder): an added URL whose host has a back queue
-// joins it at once, and a host with few URLs gives its queue up while it
-// waits out its gap if other hosts wait for one. The table T is keyed by
+// adds two more (see HostOrder): an added URL whose host has a back
+// queue joins it at once (a sitemap robots.txt names, ahead of the host's
+// pages), and a host with few URLs gives its queue up while it waits out
+// its gap if other hosts wait for one. The table T is keyed by
 // a 64-bit hash of the key (two keys with the same hash would share a
 // back queue: still polite, only slower for them).
 //
@@ -293,6 +297,19 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 			// while its own links wait in the front queues.
 			q = m.f + int(j)
 		}
+		if ok && u.Sitemap == 1 {
+			// A sitemap robots.txt names (or /sitemap.xml) joins the
+			// queue ahead of the host's pages: it tells how much the
+			// host holds, and is not held up behind pages that a
+			// Retry-After may keep waiting. Nested ones (level 2 and
+			// up) wait their turn, so that a host's sitemap files do
+			// not all come before the pages that find other hosts.
+			b := &m.back[j]
+			b.again = append(b.again, *u)
+			m.count(j, u.Priority)
+			m.queued++
+			continue
+		}
 		if m.mem != nil {
 			m.mem.pushHashed(q, u, kh)
 		} else if err := m.store.Push(q, m.one[:]...); err != nil {
@@ -341,11 +358,15 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 	if len(m.ready) > 0 {
 		j := m.ready[0]
 		b := &m.back[j]
-		if b.hasAgain {
+		if len(b.again) > 0 {
 			m.heapPop(&m.ready, true)
-			l := &Lease{URL: b.again, Time: now, q: j, owner: m}
-			m.uncount(j, b.again.Priority)
-			b.again, b.hasAgain = URL{}, false
+			l := &Lease{URL: b.again[0], Time: now, q: j, owner: m}
+			m.uncount(j, l.URL.Priority)
+			b.again[0] = URL{}
+			b.again = b.again[1:]
+			if len(b.again) == 0 {
+				b.again = nil
+			}
 			return m.lease(b, l), time.Time{}, nil
 		}
 		u, ok, err := m.store.Pop(m.f + int(j))
@@ -445,9 +466,10 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	if r.Requeue {
 		// Back to the head of the key's own back queue: the key keeps its
 		// place in T and goes back into the heap at te below.
-		b.again, b.hasAgain = l.URL, true
-		b.again.Priority = m.clamp(b.again.Priority)
-		m.count(j, b.again.Priority)
+		u := l.URL
+		u.Priority = m.clamp(u.Priority)
+		b.again = slices.Insert(b.again, 0, u)
+		m.count(j, u.Priority)
 		m.queued++
 	} else if !r.Revisit.IsZero() {
 		m.one[0] = Revisit(l.URL, r, now)
@@ -459,12 +481,12 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	// The later of the gap and a time the key was held to (Hold during
 	// the lease) wins.
 	te = max(te, b.te)
-	if m.work && te > now.UnixNano() && !b.hasAgain {
+	if m.work && te > now.UnixNano() && len(b.again) == 0 {
 		if err := m.release(j); err != nil {
 			derr = errors.Join(derr, &Error{Op: "done", Err: err})
 		}
 	}
-	if b.hasAgain || m.store.Len(m.f+int(j)) > 0 {
+	if len(b.again) > 0 || m.store.Len(m.f+int(j)) > 0 {
 		b.te = te
 		m.schedule(j, now.UnixNano())
 		return derr
@@ -739,9 +761,7 @@ func (m *Mercator) held() []URL {
 		if l := m.back[j].lease; l != nil {
 			held = append(held, l.URL)
 		}
-		if m.back[j].hasAgain {
-			held = append(held, m.back[j].again)
-		}
+		held = append(held, m.back[j].again...)
 	}
 	return held
 }
@@ -765,11 +785,11 @@ func (m *Mercator) Close() error {
 			m.one[0] = l.URL
 			err = errors.Join(err, m.store.Push(m.clamp(l.URL.Priority), m.one[:]...))
 		}
-		if b.hasAgain {
-			m.one[0] = b.again
-			b.again, b.hasAgain = URL{}, false
-			err = errors.Join(err, m.store.Push(m.clamp(m.one[0].Priority), m.one[:]...))
+		for _, u := range b.again {
+			m.one[0] = u
+			err = errors.Join(err, m.store.Push(m.clamp(u.Priority), m.one[:]...))
 		}
+		b.again = nil
 	}
 	m.one[0] = URL{}
 	return errors.Join(err, m.store.Close())

@@ -1,9 +1,11 @@
 package frontier_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,5 +167,49 @@ func TestMemStore(t *testing.T) {
 	got, _ := s.Due(t0.Add(2*time.Second), 10, nil)
 	if len(got) != 2 || got[0].URL != "1" || got[1].URL != "2" || s.Deferred() != 1 {
 		t.Fatalf("Due = %v", got)
+	}
+}
+
+// TestSitemapAhead: with MostWork, a sitemap found for a host that has a
+// back queue (robots.txt names it, or its guessed /sitemap.xml) comes
+// out right after the URL handed back for robots.txt, ahead of the
+// host's pages queued before it; a sitemap found in a sitemap index
+// (Sitemap 2) waits its turn. A Checkpoint keeps the sitemap.
+func TestSitemapAhead(t *testing.T) {
+	clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+	m := newMercator(t, frontier.Options{Clock: clk, Politeness: frontier.Politeness{MinDelay: time.Second, K: -1}})
+	mustAdd(t, m, "http://a.test/", "http://a.test/1", "http://a.test/2")
+	l := poll(t, m, "http://a.test/")
+	// robots.txt came first: the URL goes back, and robots.txt names a
+	// sitemap.
+	if err := m.Add(context.Background(), frontier.URL{URL: "http://a.test/sitemap.xml", Sitemap: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Done(l, frontier.Result{Requeue: true}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Checkpoint(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "http://a.test/sitemap.xml") {
+		t.Error("the checkpoint lost the sitemap waiting ahead of the queue")
+	}
+	want := []string{"http://a.test/", "http://a.test/sitemap.xml", "http://a.test/1", "http://a.test/2", "http://a.test/s2.xml"}
+	for i, w := range want {
+		clk.Advance(time.Second)
+		l := poll(t, m, w)
+		if i == 1 {
+			// The index names another sitemap: after the pages queued.
+			if err := m.Add(context.Background(), frontier.URL{URL: "http://a.test/s2.xml", Sitemap: 2}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Done(l, frontier.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := m.Stats(); st.Queued != 0 || st.Leased != 0 {
+		t.Errorf("stats %+v, want nothing left", st)
 	}
 }

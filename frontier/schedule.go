@@ -35,7 +35,11 @@ const (
 	//   - A URL whose host has a back queue joins that queue at once,
 	//     instead of waiting in the front queues for a refill to move it
 	//     there, so a host being crawled keeps its queue while its own
-	//     links come in, and its queue length is its known work.
+	//     links come in, and its queue length is its known work. A
+	//     sitemap robots.txt names (URL.Sitemap 1) joins it ahead of the
+	//     host's pages, after a URL handed back with Result.Requeue: it
+	//     shows how much the host holds, and it is not held up behind
+	//     pages a Retry-After keeps waiting.
 	//   - A host that must wait out its gap gives its back queue up when
 	//     other hosts wait for one and it holds at most 64 URLs: they go
 	//     back to their front queues, the host keeps its next contact
@@ -73,7 +77,7 @@ const maxRelease = 64
 // served and now waits out its gap, to their front queues when other
 // hosts wait for a back queue (MostWork). Done then retires the host,
 // with its te, and refills j as it does any empty queue. j holds no
-// Requeue URL (that one must come out first) and is in neither heap.
+// URL in again (those must come out first) and is in neither heap.
 func (m *Mercator) release(j int32) error {
 	q := m.f + int(j)
 	k := m.store.Len(q)
@@ -113,9 +117,7 @@ func (m *Mercator) release(j int32) error {
 func (m *Mercator) recount(j int32) {
 	b := &m.back[j]
 	b.n = int32(m.store.Len(m.f + int(j)))
-	if b.hasAgain {
-		b.n++
-	}
+	b.n += int32(len(b.again))
 	if b.n == 0 {
 		m.clearCounts(j)
 	}
