@@ -202,13 +202,7 @@ func TestNATSClusterSurvivesServerShutdown(t *testing.T) {
 // progress), so it is not delivered a second time meanwhile. Without
 // that, it was delivered 4 times.
 func TestNATSLongHandlerKeepsMessage(t *testing.T) {
-	s := startTestServer(t)
-	opts := natsOptions()
-	opts.AckWait = 300 * time.Millisecond
-	tr := dialTest(t, s.ClientURL(), opts)
-	defer tr.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	tr, ctx := ackWaitTransport(t, 300*time.Millisecond)
 	if err := tr.Publish(ctx, "n1", []byte("batch")); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +210,7 @@ func TestNATSLongHandlerKeepsMessage(t *testing.T) {
 	handled := make(chan struct{})
 	cons, err := tr.Consume("n1", func(ctx context.Context, data []byte) error {
 		if deliveries.Add(1) == 1 {
-			time.Sleep(4 * opts.AckWait) // longer than AckWait
+			time.Sleep(4 * tr.opts.AckWait) // longer than AckWait
 			close(handled)
 		}
 		return nil
@@ -230,7 +224,7 @@ func TestNATSLongHandlerKeepsMessage(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the message was never handled")
 	}
-	time.Sleep(2 * opts.AckWait) // a redelivery would have come by now
+	time.Sleep(2 * tr.opts.AckWait) // a redelivery would have come by now
 	if n := deliveries.Load(); n != 1 {
 		t.Errorf("delivered %d times, want once: the server took the running handler's message back", n)
 	}
@@ -240,13 +234,7 @@ func TestNATSLongHandlerKeepsMessage(t *testing.T) {
 // handler come back as soon as it is closed, not after AckWait (30 s
 // here: the test would time out).
 func TestNATSCloseGivesBack(t *testing.T) {
-	s := startTestServer(t)
-	opts := natsOptions()
-	opts.AckWait = 30 * time.Second
-	tr := dialTest(t, s.ClientURL(), opts)
-	defer tr.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	tr, ctx := ackWaitTransport(t, 30*time.Second)
 	const n = 10
 	for i := range n {
 		if err := tr.Publish(ctx, "n1", []byte{byte(i)}); err != nil {
@@ -292,4 +280,18 @@ func TestNATSCloseGivesBack(t *testing.T) {
 			t.Fatalf("%d of %d messages back 5 s after the first consumer closed (AckWait 30 s)", len(seen), n)
 		}
 	}
+}
+
+// ackWaitTransport is a NATS transport with AckWait ackWait on a server
+// of its own, and a context that ends after 10 s or with the test.
+func ackWaitTransport(t *testing.T, ackWait time.Duration) (*NATS, context.Context) {
+	t.Helper()
+	s := startTestServer(t)
+	opts := natsOptions()
+	opts.AckWait = ackWait
+	tr := dialTest(t, s.ClientURL(), opts)
+	t.Cleanup(func() { tr.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return tr, ctx
 }
