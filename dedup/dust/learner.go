@@ -209,17 +209,10 @@ func (l *Learner) Park(url, canonical string) bool {
 	if _, ok := l.unproven[fnv(url)]; ok {
 		return false // given back by ReleaseUnproven: to be fetched
 	}
-	var chain []*cand
-	collect := func(a *active, _ bool) {
-		if !slices.Contains(chain, a.c) {
-			chain = append(chain, a.c)
-		}
-	}
-	out, _, ok := s.rewrite(url, collect)
+	out, _, chain, ok := s.rewriteChain(url)
 	if !ok || out != canonical {
 		// canonical is url's alias (Served)?
-		chain = chain[:0]
-		if out, _, ok = s.rewrite(canonical, collect); !ok || out != url || !servable(chain) {
+		if out, _, chain, ok = s.rewriteChain(canonical); !ok || out != url || !servable(chain) {
 			return false
 		}
 	}
@@ -337,15 +330,7 @@ func (l *Learner) Served(url string) (res Result, ok bool) {
 	if !ok {
 		return Result{URL: url}, false
 	}
-	if _, ok := l.unproven[h]; ok {
-		return Result{URL: url}, false
-	}
-	var chain []*cand
-	out, first, ok := s.rewrite(alias, func(a *active, _ bool) {
-		if !slices.Contains(chain, a.c) {
-			chain = append(chain, a.c)
-		}
-	})
+	out, first, chain, ok := s.rewriteChain(alias)
 	if !ok || out != url || !servable(chain) {
 		return Result{URL: url}, false
 	}

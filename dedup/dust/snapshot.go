@@ -191,6 +191,18 @@ func addName(rs *[]nameRule, c *cand) bool {
 // a group whose path rules were learned on another of its hosts).
 type visitFunc func(a *active, dep bool)
 
+// rewriteChain is rewrite that also returns the rules applied, each
+// once, in the order applied.
+func (s *snapshot) rewriteChain(u string) (string, *active, []*cand, bool) {
+	var chain []*cand
+	out, first, ok := s.rewrite(u, func(a *active, _ bool) {
+		if !slices.Contains(chain, a.c) {
+			chain = append(chain, a.c)
+		}
+	})
+	return out, first, chain, ok
+}
+
 // names reports whether an active rule names u's host: only then can
 // the rules rewrite a URL to u or u to another. No lock, no allocation.
 func (s *snapshot) names(u string) bool {
