@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -33,6 +35,21 @@ func chromium() string {
 // output (the DOM with --dump-dom).
 func headless(t *testing.T, bin, url string, args ...string) string {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		out, err := headlessOnce(t, bin, url, args...)
+		if err == nil {
+			return out
+		}
+		if !browserCrashed(err) || attempt == 3 {
+			t.Fatalf("%s: %v", bin, err)
+		}
+		t.Logf("%s crashed (%v); again", bin, firstLine(err))
+	}
+}
+
+// headlessOnce runs the browser once; the error holds its stderr.
+func headlessOnce(t *testing.T, bin, url string, args ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	all := []string{"--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
@@ -44,9 +61,35 @@ func headless(t *testing.T, bin, url string, args ...string) string {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, errb.String())
+		return "", &browserError{err: err, stderr: errb.String()}
 	}
-	return out.String()
+	return out.String(), nil
+}
+
+// browserError is a failed browser run with what it printed.
+type browserError struct {
+	err    error
+	stderr string
+}
+
+func (e *browserError) Error() string { return e.err.Error() + "\n" + e.stderr }
+func (e *browserError) Unwrap() error { return e.err }
+
+// browserCrashed reports whether err is the browser killed by a signal
+// (Chromium segfaults now and then on a loaded machine): a crash of the
+// browser says nothing of the page, so the run is made again.
+func browserCrashed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }
 
 // countingHandler counts the requests of each path and keeps the last
@@ -113,9 +156,22 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Logf("screenshot: %s (%d KiB)", shot, st.Size()>>10)
 
-	pagesBefore, livesBefore := ch.page.Load(), ch.live.Load()
-	dom := headless(t, bin, srv.URL+"/", "--dump-dom", "--virtual-time-budget=4000")
-	pages, lives := ch.page.Load()-pagesBefore, ch.live.Load()-livesBefore
+	// The loads are counted for the run that did not crash.
+	var dom string
+	var pages, lives int32
+	for attempt := 1; ; attempt++ {
+		pagesBefore, livesBefore := ch.page.Load(), ch.live.Load()
+		out, err := headlessOnce(t, bin, srv.URL+"/", "--dump-dom", "--virtual-time-budget=4000")
+		if err != nil && browserCrashed(err) && attempt < 3 {
+			t.Logf("%s crashed (%v); again", bin, firstLine(err))
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", bin, err)
+		}
+		dom, pages, lives = out, ch.page.Load()-pagesBefore, ch.live.Load()-livesBefore
+		break
+	}
 	ch.mu.Lock()
 	served := ch.lastPage
 	ch.mu.Unlock()
