@@ -3,8 +3,10 @@ package crawlkit
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +22,9 @@ import (
 // reports the time to 99% of the pages and makespan/bound, where the
 // bound is what politeness alone imposes on the crawl as it went: for
 // each host, its requests one gap apart (robots.txt included), the
-// largest such span.
+// largest such span. "contact-p50-s" is the median time from a host's
+// first link on a page fetched (OnPage) to its first request: how long
+// a host found waits for a back queue.
 func BenchmarkScheduleCrawl(b *testing.B) {
 	const gap = 20 * time.Millisecond
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 300, MeanPages: 30, MaxPages: 600,
@@ -42,24 +46,27 @@ func BenchmarkScheduleCrawl(b *testing.B) {
 		workers, order := bc.workers, bc.order
 		b.Run(fmt.Sprintf("workers=%d/%v", workers, order), func(b *testing.B) {
 			var pages uint64
-			var elapsed, t99, makespan, bound time.Duration
+			var elapsed, t99, makespan, bound, contact time.Duration
 			for b.Loop() {
 				f, err := frontier.NewMercator(&frontier.Options{Workers: workers, HostOrder: order,
 					Politeness: frontier.Politeness{K: -1, MinDelay: gap}})
 				if err != nil {
 					b.Fatal(err)
 				}
+				var start time.Time
+				found := newFirstLinks()
 				c, err := New(Config{
 					Seeds: web.Seeds(), Resolver: webResolver(), AllowPrivate: true, PrivateSuffixes: []string{web.Domain()}, Frontier: f,
 					Workers: workers, DelayFactor: -1, MinDelay: gap, MaxRetries: -1,
 					Filters: append(frontier.DefaultFilters(), frontier.Domains(nil, traps)),
 					Logger:  quietLogger(),
+					OnPage:  func(p *Page) { found.page(p, time.Since(start)) },
 				})
 				if err != nil {
 					b.Fatal(err)
 				}
 				web.ResetLog()
-				start := time.Now()
+				start = time.Now()
 				s, err := c.Run(context.Background())
 				f.Close()
 				if err != nil {
@@ -71,11 +78,13 @@ func BenchmarkScheduleCrawl(b *testing.B) {
 				t99 += r.t99
 				makespan += r.makespan
 				bound += r.bound
+				contact += found.medianWait(web.Log(), start)
 			}
 			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(pages)/float64(b.N), "pages/crawl")
 			b.ReportMetric(t99.Seconds()/float64(b.N), "t99-s")
 			b.ReportMetric(float64(makespan)/float64(bound), "makespan/bound")
+			b.ReportMetric(contact.Seconds()/float64(b.N), "contact-p50-s")
 		})
 	}
 }
@@ -107,4 +116,50 @@ func scheduleFigures(log []fetchtest.Request, start time.Time, gap time.Duration
 		r.t99 = ends[(len(ends)*99+99)/100-1]
 	}
 	return r
+}
+
+// firstLinks records when each host was first linked from a page.
+type firstLinks struct {
+	mu sync.Mutex
+	at map[string]time.Duration
+}
+
+func newFirstLinks() *firstLinks { return &firstLinks{at: map[string]time.Duration{}} }
+
+// page records the hosts p links, at time since.
+func (f *firstLinks) page(p *Page, since time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, l := range p.Links {
+		if u, err := url.Parse(l); err == nil {
+			if _, ok := f.at[u.Hostname()]; !ok {
+				f.at[u.Hostname()] = since
+			}
+		}
+	}
+}
+
+// medianWait returns the median, over the hosts linked and requested,
+// of the time from the first link to the host's first request in log.
+func (f *firstLinks) medianWait(log []fetchtest.Request, start time.Time) time.Duration {
+	first := make(map[string]time.Duration)
+	for _, r := range log {
+		d := r.Start.Sub(start)
+		if t, ok := first[r.Host]; !ok || d < t {
+			first[r.Host] = d
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var waits []time.Duration
+	for h, linked := range f.at {
+		if t, ok := first[h]; ok && t >= linked {
+			waits = append(waits, t-linked)
+		}
+	}
+	if len(waits) == 0 {
+		return 0
+	}
+	slices.Sort(waits)
+	return waits[len(waits)/2]
 }

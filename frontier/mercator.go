@@ -137,10 +137,12 @@ type backQ struct {
 // queues can run dry: a back queue left empty waits idle and is refilled
 // by the next Add, and a host that leaves the back queues keeps its te in
 // a small table so it is not contacted early when it comes back. MostWork
-// adds two more (see HostOrder): an added URL whose host has a back
+// adds three more (see HostOrder): an added URL whose host has a back
 // queue joins it at once (a sitemap robots.txt names, ahead of the host's
-// pages), and a host with few URLs gives its queue up while it waits out
-// its gap if other hosts wait for one. The table T is keyed by
+// pages), the URLs of a host that never had a back queue wait in their
+// priority's lane, which a refill takes before the front queue three
+// times in four, and a host with few URLs gives its queue up while it
+// waits out its gap if other hosts wait for one. The table T is keyed by
 // a 64-bit hash of the key (two keys with the same hash would share a
 // back queue: still polite, only slower for them).
 //
@@ -163,8 +165,11 @@ type Mercator struct {
 	rng     *rand.Rand
 	back    []backQ
 	lv      []int32   // lv[j*f+p]: URLs of priority p queued for back queue j
-	flen    []int     // length of each front queue, mirrored to spare Store calls
+	flen    []int     // URLs of each priority waiting for a back queue (front queue and lane), mirrored to spare Store calls
 	nfront  int       // sum of flen
+	llen    []int     // of flen, those in the priority's lane (MostWork)
+	known   []uint64  // MostWork: bit set of the key hashes that have had a back queue; nil until the first
+	laneRun int       // refills taken from a lane in a row while its front queue held URLs
 	work    bool      // HostOrder is MostWork
 	table   hostTable // T, by keyHash: refill reads no key bytes
 	wait    []int32   // heap of back queues by te, te > now when pushed
@@ -207,6 +212,7 @@ func NewMercator(opts *Options) (*Mercator, error) {
 		back:    make([]backQ, o.BackQueues),
 		lv:      make([]int32, o.BackQueues*o.FrontQueues),
 		flen:    make([]int, o.FrontQueues),
+		llen:    make([]int, o.FrontQueues),
 		table:   newHostTable(o.BackQueues),
 		wait:    make([]int32, 0, o.BackQueues),
 		ready:   make([]int32, 0, o.BackQueues),
@@ -310,6 +316,14 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 			m.queued++
 			continue
 		}
+		// MostWork: a URL of a key that never had a back queue waits
+		// for one in its priority's lane, which a refill takes first:
+		// its host's robots.txt is fetched soon after the host is
+		// found, not after every URL queued before it.
+		lane := !ok && m.work && !m.hadQueue(kh)
+		if lane {
+			q = m.laneQ(u.Priority)
+		}
 		if m.mem != nil {
 			m.mem.pushHashed(q, u, kh)
 		} else if err := m.store.Push(q, m.one[:]...); err != nil {
@@ -323,6 +337,9 @@ func (m *Mercator) Add(ctx context.Context, urls ...URL) error {
 		m.flen[u.Priority]++
 		m.nfront++
 		m.queued++
+		if lane {
+			m.llen[u.Priority]++
+		}
 	}
 	m.one[0] = URL{}
 	if err := m.fillIdle(now); err != nil {
@@ -613,41 +630,73 @@ func (m *Mercator) pickFront() int {
 
 // refill fills the empty back queue j from the front queues: a URL whose
 // host already has a back queue goes there and we reach back for another,
-// until a URL of a new host lands in j or the front queues run dry.
+// until a URL of a new host lands in j or the front queues run dry. The
+// biased selector chooses a priority; its lane (the URLs of keys that had
+// no back queue yet when they were added, MostWork) goes before its front
+// queue, which gets every fourth turn. A lane URL whose host has had a
+// back queue since, and gave it up, moves to the front queue.
 func (m *Mercator) refill(j int32) error {
 	for {
 		q := m.pickFront()
 		if q < 0 {
 			return nil
 		}
-		if m.mem != nil && m.mem.Len(q) > 0 {
-			// Front queue q holds URLs of priority q.
-			m.flen[q]--
-			m.nfront--
-			kh := m.mem.headKeyHash(q)
+		src, lane := q, m.llen[q] > 0
+		if lane && m.flen[q] > m.llen[q] {
+			// Both hold URLs: the lane goes first, and the front queue
+			// every lanesPerFront+1-th time, so that a crawl finding
+			// new hosts all the time still reaches the URLs of the
+			// hosts it has contacted. The front queue's head is often
+			// a host that just gave its queue up and must wait out its
+			// gap; the lane's, a host never contacted.
+			if m.laneRun >= lanesPerFront {
+				lane, m.laneRun = false, 0
+			} else {
+				m.laneRun++
+			}
+		}
+		if lane {
+			src = m.laneQ(q)
+		}
+		if m.mem != nil && m.mem.Len(src) > 0 {
+			// Front queue (or lane) src holds URLs of priority q.
+			m.took(q, lane)
+			kh := m.mem.headKeyHash(src)
 			if k, ok := m.table.get(kh); ok {
-				m.mem.move(q, m.f+int(k))
+				m.mem.move(src, m.f+int(k))
 				m.count(k, q)
 				continue
 			}
+			if lane && m.hadQueue(kh) {
+				// Its host has had a back queue since, and gave it up:
+				// the URL waits in the front queue like its host's others.
+				m.mem.move(src, q)
+				m.untook(q)
+				continue
+			}
 			m.table.put(kh, j)
-			m.back[j].key, m.back[j].kh = m.mem.headKey(q), kh
-			m.mem.move(q, m.f+int(j))
+			m.markHadQueue(kh)
+			m.back[j].key, m.back[j].kh = m.mem.headKey(src), kh
+			m.mem.move(src, m.f+int(j))
 			m.count(j, q)
 			return nil
 		}
-		v, ok, err := m.store.Pop(q)
+		v, ok, err := m.store.Pop(src)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			// The store disagrees with flen; trust the store.
-			m.nfront -= m.flen[q]
-			m.flen[q] = 0
+			// The store disagrees with the counts; trust the store.
+			n := m.flen[q] - m.llen[q] // the front queue's part
+			if lane {
+				n = m.llen[q]
+				m.llen[q] = 0
+			}
+			m.flen[q] -= n
+			m.nfront -= n
 			continue
 		}
-		m.flen[q]--
-		m.nfront--
+		m.took(q, lane)
 		m.one[0] = v
 		kh := keyHash(v.Key)
 		p := m.clamp(v.Priority)
@@ -660,7 +709,17 @@ func (m *Mercator) refill(j int32) error {
 			m.count(k, p)
 			continue
 		}
+		if lane && m.hadQueue(kh) {
+			err = m.store.Push(q, m.one[:]...)
+			m.one[0] = URL{}
+			if err != nil {
+				return err
+			}
+			m.untook(q)
+			continue
+		}
 		m.table.put(kh, j)
+		m.markHadQueue(kh)
 		m.back[j].key, m.back[j].kh = v.Key, kh
 		err = m.store.Push(m.f+int(j), m.one[:]...)
 		m.one[0] = URL{}
@@ -669,6 +728,71 @@ func (m *Mercator) refill(j int32) error {
 		}
 		return err
 	}
+}
+
+// took counts a URL of priority q taken from its front queue, or from its
+// lane.
+func (m *Mercator) took(q int, lane bool) {
+	m.flen[q]--
+	m.nfront--
+	if lane {
+		m.llen[q]--
+	}
+}
+
+// untook counts a URL of priority q moved from its lane to its front
+// queue; the move does not count as the lane's turn.
+func (m *Mercator) untook(q int) {
+	m.flen[q]++
+	m.nfront++
+	m.laneRun = max(m.laneRun-1, 0)
+}
+
+// lanesPerFront is how many refills the lanes get in a row while their
+// front queues hold URLs too.
+const lanesPerFront = 3
+
+// laneQ is the store queue of priority p's lane: after the front and the
+// back queues, so that a store written with other numbers of back queues
+// (or by a version without lanes) reopens as any store does, every queue
+// beyond the front ones going back to its front queue.
+func (m *Mercator) laneQ(p int) int { return m.f + m.b + p }
+
+// knownBits is the size of the bit set of the keys that have had a back
+// queue (MostWork): 2^23 bits, 1 MiB, allocated with the first. A key
+// whose bit another key set (about 1 in 9 with a million hosts, 1 in 80
+// with 100,000) is taken for one that had a queue: its URLs wait in the
+// front queue, as every URL does in the book's Mercator.
+const (
+	knownLog  = 23
+	knownBits = 1 << knownLog
+)
+
+// knownBit returns the word and the bit of kh in m.known.
+func knownBit(kh uint64) (int, uint64) {
+	i := kh >> (64 - knownLog)
+	return int(i / 64), uint64(1) << (i % 64)
+}
+
+// hadQueue reports whether key hash kh has had a back queue.
+func (m *Mercator) hadQueue(kh uint64) bool {
+	if m.known == nil {
+		return false
+	}
+	w, bit := knownBit(kh)
+	return m.known[w]&bit != 0
+}
+
+// markHadQueue records that kh has a back queue (MostWork).
+func (m *Mercator) markHadQueue(kh uint64) {
+	if !m.work {
+		return
+	}
+	if m.known == nil {
+		m.known = make([]uint64, knownBits/64)
+	}
+	w, bit := knownBit(kh)
+	m.known[w] |= bit
 }
 
 // activate puts the freshly refilled back queue j into the heap, at the

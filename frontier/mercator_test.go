@@ -213,3 +213,101 @@ func TestSitemapAhead(t *testing.T) {
 		t.Errorf("stats %+v, want nothing left", st)
 	}
 }
+
+// TestNewHostAhead: with MostWork, the first URL of a host never seen
+// takes the next back queue that comes free, ahead of the URLs of hosts
+// already contacted that wait in the front queues for one, so that its
+// robots.txt is fetched as soon as the host is seen. The book's order
+// (EarliestContact) leaves it behind them.
+func TestNewHostAhead(t *testing.T) {
+	for _, tc := range []struct {
+		order frontier.HostOrder
+		most  int // leases before the new host's, at most
+		least int // and at least
+	}{
+		{frontier.MostWork, 2, 0},
+		{frontier.EarliestContact, 40, 10},
+	} {
+		t.Run(tc.order.String(), func(t *testing.T) {
+			clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+			m := newMercator(t, frontier.Options{Clock: clk, BackQueues: 2, FrontQueues: 1, HostOrder: tc.order,
+				Politeness: frontier.Politeness{MinDelay: time.Second, K: -1}})
+			// next leases the next URL, waiting out the gaps, and
+			// reports it done.
+			next := func() string {
+				t.Helper()
+				for range 100 {
+					l, _, err := m.Poll()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if l == nil {
+						clk.Advance(100 * time.Millisecond)
+						continue
+					}
+					if err := m.Done(l, frontier.Result{}); err != nil {
+						t.Fatal(err)
+					}
+					return l.URL.URL
+				}
+				t.Fatal("no lease")
+				return ""
+			}
+			var urls []string
+			for h := range 12 {
+				for p := range 4 {
+					urls = append(urls, fmt.Sprintf("http://k%d.test/%d", h, p))
+				}
+			}
+			mustAdd(t, m, urls...)
+			for range 12 {
+				next()
+			}
+			mustAdd(t, m, "http://new.test/")
+			for n := 0; ; n++ {
+				if next() == "http://new.test/" {
+					if n > tc.most || n < tc.least {
+						t.Errorf("the new host's URL came after %d other leases, want %d to %d", n, tc.least, tc.most)
+					}
+					return
+				}
+				if n > 60 {
+					t.Fatal("the new host's URL never came")
+				}
+			}
+		})
+	}
+}
+
+// TestLaneLeavesFrontATurn: while new hosts keep coming (each a URL in a
+// lane), a host that gave its back queue up still gets one every fourth
+// refill: its next URL does not wait for the new hosts to run out.
+func TestLaneLeavesFrontATurn(t *testing.T) {
+	clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+	m := newMercator(t, frontier.Options{Clock: clk, BackQueues: 1, FrontQueues: 1,
+		Politeness: frontier.Politeness{MinDelay: time.Second, K: -1}})
+	mustAdd(t, m, "http://a.test/1", "http://a.test/2")
+	newHosts := 0
+	for range 200 {
+		newHosts++
+		mustAdd(t, m, fmt.Sprintf("http://n%d.test/", newHosts))
+		l, _, err := m.Poll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == nil {
+			clk.Advance(100 * time.Millisecond)
+			continue
+		}
+		if l.URL.URL == "http://a.test/2" {
+			if newHosts > 20 {
+				t.Errorf("a.test/2 leased after %d new hosts were added", newHosts)
+			}
+			return
+		}
+		if err := m.Done(l, frontier.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("a.test/2 never leased while new hosts kept coming")
+}

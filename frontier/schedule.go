@@ -40,6 +40,16 @@ const (
 	//     host's pages, after a URL handed back with Result.Requeue: it
 	//     shows how much the host holds, and it is not held up behind
 	//     pages a Retry-After keeps waiting.
+	//   - A URL of a key that has never had a back queue waits for one
+	//     in its priority's lane, not at the tail of the front queue.
+	//     When a back queue comes free, the lane goes first and the
+	//     front queue every fourth time: a host found while thousands of
+	//     URLs wait for a back queue has its robots.txt fetched soon,
+	//     not after them, and a crawl that keeps finding hosts still
+	//     serves the hosts it has contacted. The keys that have had a
+	//     back queue are remembered in a 1 MiB bit set; a key whose bit
+	//     another key set is taken for one of them, and waits in the
+	//     front queue.
 	//   - A host that must wait out its gap gives its back queue up when
 	//     other hosts wait for one and it holds at most 64 URLs: they go
 	//     back to their front queues, the host keeps its next contact

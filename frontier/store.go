@@ -16,9 +16,9 @@ func keyHash(key string) uint64 { return xxhash.Sum64String(key) }
 
 // Store holds the FIFO queues and the scheduled revisits behind a frontier.
 // Queue numbers are small non-negative integers (Mercator uses 0..F-1 for
-// the front queues and F..F+B-1 for the back queues). The frontier calls a
-// Store with its own lock held, so implementations need not be safe for
-// concurrent use.
+// the front queues, F..F+B-1 for the back queues and F+B..F+B+F-1 for the
+// lanes of hosts never seen). The frontier calls a Store with its own
+// lock held, so implementations need not be safe for concurrent use.
 //
 // NewMemStore is the default; package frontier/diskq keeps the queues in
 // Pebble with only their heads and tails in memory.

@@ -74,3 +74,64 @@ func TestMostWorkOnDisk(t *testing.T) {
 		t.Errorf("Stats = %+v, want nothing pending", st)
 	}
 }
+
+// TestLanesReopen: the first URLs of new hosts wait in lanes, store
+// queues after the back queues; a store closed with URLs in them reopens
+// under another number of back queues (more workers) with every URL
+// queued once, and the crawl leases each once.
+func TestLanesReopen(t *testing.T) {
+	dir := t.TempDir()
+	clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+	open := func(b int) *frontier.Mercator {
+		t.Helper()
+		m, err := diskq.NewMercator(dir, &frontier.Options{BackQueues: b, FrontQueues: 2, Clock: clk,
+			Politeness: frontier.Politeness{K: -1, MinDelay: time.Second}}, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := open(2)
+	want := map[string]bool{}
+	for h := range 20 {
+		for p := range 3 {
+			u := fmt.Sprintf("http://h%d.test/%d", h, p)
+			// Depth 0 and 1: both priorities have a lane.
+			if err := m.Add(context.Background(), frontier.URL{URL: u, Depth: h % 2}); err != nil {
+				t.Fatal(err)
+			}
+			want[u] = true
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m = open(5)
+	defer m.Close()
+	if st := m.Stats(); st.Queued != len(want) {
+		t.Fatalf("reopened with %d URLs queued, want %d", st.Queued, len(want))
+	}
+	for len(want) > 0 {
+		l, _, err := m.Poll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == nil {
+			if clk.Now().Sub(frontiertest.Epoch) > time.Hour {
+				t.Fatalf("%d URLs never leased", len(want))
+			}
+			clk.Advance(time.Second)
+			continue
+		}
+		if !want[l.URL.URL] {
+			t.Fatalf("leased %s twice or never added", l.URL.URL)
+		}
+		delete(want, l.URL.URL)
+		if err := m.Done(l, frontier.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := m.Stats(); st.Pending() != 0 {
+		t.Errorf("Stats = %+v, want nothing pending", st)
+	}
+}
