@@ -232,27 +232,6 @@ func TestNewHostAhead(t *testing.T) {
 			clk := frontiertest.NewFakeClock(frontiertest.Epoch)
 			m := newMercator(t, frontier.Options{Clock: clk, BackQueues: 2, FrontQueues: 1, HostOrder: tc.order,
 				Politeness: frontier.Politeness{MinDelay: time.Second, K: -1}})
-			// next leases the next URL, waiting out the gaps, and
-			// reports it done.
-			next := func() string {
-				t.Helper()
-				for range 100 {
-					l, _, err := m.Poll()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if l == nil {
-						clk.Advance(100 * time.Millisecond)
-						continue
-					}
-					if err := m.Done(l, frontier.Result{}); err != nil {
-						t.Fatal(err)
-					}
-					return l.URL.URL
-				}
-				t.Fatal("no lease")
-				return ""
-			}
 			var urls []string
 			for h := range 12 {
 				for p := range 4 {
@@ -261,11 +240,11 @@ func TestNewHostAhead(t *testing.T) {
 			}
 			mustAdd(t, m, urls...)
 			for range 12 {
-				next()
+				leaseDone(t, m, clk)
 			}
 			mustAdd(t, m, "http://new.test/")
 			for n := 0; ; n++ {
-				if next() == "http://new.test/" {
+				if leaseDone(t, m, clk) == "http://new.test/" {
 					if n > tc.most || n < tc.least {
 						t.Errorf("the new host's URL came after %d other leases, want %d to %d", n, tc.least, tc.most)
 					}
@@ -287,10 +266,24 @@ func TestLaneLeavesFrontATurn(t *testing.T) {
 	m := newMercator(t, frontier.Options{Clock: clk, BackQueues: 1, FrontQueues: 1,
 		Politeness: frontier.Politeness{MinDelay: time.Second, K: -1}})
 	mustAdd(t, m, "http://a.test/1", "http://a.test/2")
-	newHosts := 0
-	for range 200 {
-		newHosts++
+	for newHosts := 1; newHosts <= 200; newHosts++ {
 		mustAdd(t, m, fmt.Sprintf("http://n%d.test/", newHosts))
+		if leaseDone(t, m, clk) == "http://a.test/2" {
+			if newHosts > 20 {
+				t.Errorf("a.test/2 leased after %d new hosts were added", newHosts)
+			}
+			return
+		}
+	}
+	t.Fatal("a.test/2 never leased while new hosts kept coming")
+}
+
+// leaseDone takes the next lease of m, moving clk on 100 ms at a time
+// while every host waits out its gap, reports it done and returns its
+// URL.
+func leaseDone(t *testing.T, m *frontier.Mercator, clk *frontiertest.FakeClock) string {
+	t.Helper()
+	for range 1000 {
 		l, _, err := m.Poll()
 		if err != nil {
 			t.Fatal(err)
@@ -299,15 +292,11 @@ func TestLaneLeavesFrontATurn(t *testing.T) {
 			clk.Advance(100 * time.Millisecond)
 			continue
 		}
-		if l.URL.URL == "http://a.test/2" {
-			if newHosts > 20 {
-				t.Errorf("a.test/2 leased after %d new hosts were added", newHosts)
-			}
-			return
-		}
 		if err := m.Done(l, frontier.Result{}); err != nil {
 			t.Fatal(err)
 		}
+		return l.URL.URL
 	}
-	t.Fatal("a.test/2 never leased while new hosts kept coming")
+	t.Fatal("no lease")
+	return ""
 }
