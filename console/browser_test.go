@@ -35,8 +35,15 @@ func chromium() string {
 // output (the DOM with --dump-dom).
 func headless(t *testing.T, bin, url string, args ...string) string {
 	t.Helper()
+	return unlessCrashed(t, bin, func() (string, error) { return headlessOnce(t, bin, url, args...) })
+}
+
+// unlessCrashed returns what run printed, running it again (up to three
+// times in all) while the browser is killed by a signal.
+func unlessCrashed(t *testing.T, bin string, run func() (string, error)) string {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
-		out, err := headlessOnce(t, bin, url, args...)
+		out, err := run()
 		if err == nil {
 			return out
 		}
@@ -157,21 +164,12 @@ func TestBrowser(t *testing.T) {
 	t.Logf("screenshot: %s (%d KiB)", shot, st.Size()>>10)
 
 	// The loads are counted for the run that did not crash.
-	var dom string
-	var pages, lives int32
-	for attempt := 1; ; attempt++ {
-		pagesBefore, livesBefore := ch.page.Load(), ch.live.Load()
-		out, err := headlessOnce(t, bin, srv.URL+"/", "--dump-dom", "--virtual-time-budget=4000")
-		if err != nil && browserCrashed(err) && attempt < 3 {
-			t.Logf("%s crashed (%v); again", bin, firstLine(err))
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", bin, err)
-		}
-		dom, pages, lives = out, ch.page.Load()-pagesBefore, ch.live.Load()-livesBefore
-		break
-	}
+	var pagesBefore, livesBefore int32
+	dom := unlessCrashed(t, bin, func() (string, error) {
+		pagesBefore, livesBefore = ch.page.Load(), ch.live.Load()
+		return headlessOnce(t, bin, srv.URL+"/", "--dump-dom", "--virtual-time-budget=4000")
+	})
+	pages, lives := ch.page.Load()-pagesBefore, ch.live.Load()-livesBefore
 	ch.mu.Lock()
 	served := ch.lastPage
 	ch.mu.Unlock()
