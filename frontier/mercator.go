@@ -168,7 +168,7 @@ type Mercator struct {
 	flen    []int     // URLs of each priority waiting for a back queue (front queue and lane), mirrored to spare Store calls
 	nfront  int       // sum of flen
 	llen    []int     // of flen, those in the priority's lane (MostWork)
-	known   []uint64  // MostWork: bit set of the key hashes that have had a back queue; nil until the first
+	known   keySet    // MostWork: the key hashes that have had a back queue
 	laneRun int       // refills taken from a lane in a row while its front queue held URLs
 	work    bool      // HostOrder is MostWork
 	table   hostTable // T, by keyHash: refill reads no key bytes
@@ -511,6 +511,7 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 	// The back queue is empty: its host leaves T, and the queue is refilled
 	// from the front queues (IIR §20.2.3).
 	m.table.del(b.kh)
+	m.markHadQueue(b.kh) // again: the set remembers the latest hosts
 	m.retire(b.kh, te, now)
 	b.key, b.kh = "", 0
 	m.clearCounts(j)
@@ -758,41 +759,14 @@ const lanesPerFront = 3
 // beyond the front ones going back to its front queue.
 func (m *Mercator) laneQ(p int) int { return m.f + m.b + p }
 
-// knownBits is the size of the bit set of the keys that have had a back
-// queue (MostWork): 2^23 bits, 1 MiB, allocated with the first. A key
-// whose bit another key set (about 1 in 9 with a million hosts, 1 in 80
-// with 100,000) is taken for one that had a queue: its URLs wait in the
-// front queue, as every URL does in the book's Mercator.
-const (
-	knownLog  = 23
-	knownBits = 1 << knownLog
-)
-
-// knownBit returns the word and the bit of kh in m.known.
-func knownBit(kh uint64) (int, uint64) {
-	i := kh >> (64 - knownLog)
-	return int(i / 64), uint64(1) << (i % 64)
-}
-
 // hadQueue reports whether key hash kh has had a back queue.
-func (m *Mercator) hadQueue(kh uint64) bool {
-	if m.known == nil {
-		return false
-	}
-	w, bit := knownBit(kh)
-	return m.known[w]&bit != 0
-}
+func (m *Mercator) hadQueue(kh uint64) bool { return m.known.has(kh) }
 
 // markHadQueue records that kh has a back queue (MostWork).
 func (m *Mercator) markHadQueue(kh uint64) {
-	if !m.work {
-		return
+	if m.work {
+		m.known.add(kh)
 	}
-	if m.known == nil {
-		m.known = make([]uint64, knownBits/64)
-	}
-	w, bit := knownBit(kh)
-	m.known[w] |= bit
 }
 
 // activate puts the freshly refilled back queue j into the heap, at the

@@ -47,9 +47,11 @@ const (
 	//     URLs wait for a back queue has its robots.txt fetched soon,
 	//     not after them, and a crawl that keeps finding hosts still
 	//     serves the hosts it has contacted. The keys that have had a
-	//     back queue are remembered in a 1 MiB bit set; a key whose bit
-	//     another key set is taken for one of them, and waits in the
-	//     front queue.
+	//     back queue are remembered in two generations of 1 MiB bit
+	//     sets: the latest half million to million hosts to get or give
+	//     up a queue. A key whose bit another key set (at most 12% of
+	//     them, however large the crawl) is taken for one of them, and
+	//     waits in the front queue; a key forgotten is new again.
 	//   - A host that must wait out its gap gives its back queue up when
 	//     other hosts wait for one and it holds at most 64 URLs: they go
 	//     back to their front queues, the host keeps its next contact
