@@ -144,10 +144,16 @@ func (c *Crawler) busy(status int) bool {
 // host's back-off block (set in commit, for the whole host). It reports
 // whether the URL was retried.
 func (c *Crawler) retryBusy(ctx context.Context, w *work, resp *fetch.Response) bool {
-	w.res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-	wait := w.res.RetryAfter
-	if wait == 0 && c.backoff.throttles(resp.Status) {
+	ra, said := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	w.res.RetryAfter = ra
+	wait := ra
+	switch {
+	case !said && c.backoff.throttles(resp.Status):
 		w.signal, wait = signalThrottle, backoffWait
+	case said && wait == 0:
+		// "Retry-After: 0": at once, that is after the politeness gap
+		// (retry's 0 would mean its own 1 s, 2 s ... schedule).
+		wait = time.Nanosecond
 	}
 	return c.retry(ctx, w, wait)
 }

@@ -105,6 +105,11 @@ func TestRetriesForgotten(t *testing.T) {
 	if s.Outcomes[Retried] != 1 || s.Outcomes[Fetched] != 2 {
 		t.Fatalf("want one retry and two pages: %s", s.Summary())
 	}
+	if s.Backoffs != 0 {
+		// "Retry-After: 0" is the server's word, not an incident: a
+		// back-off would hold the host for a minute.
+		t.Errorf("%d back-offs after a 503 with Retry-After: 0, want none", s.Backoffs)
+	}
 	e := c.state.(*ephemeral)
 	e.mu.Lock()
 	defer e.mu.Unlock()
