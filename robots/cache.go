@@ -71,9 +71,18 @@ type Options struct {
 	// TTL is how long fetched rules are used before they are fetched again.
 	// Default 24 h, the most RFC 9309 §2.4 allows.
 	TTL time.Duration
-	// ErrorTTL is how long the outcome of a failed fetch (5xx, 429, network
-	// error) is kept before the next attempt. Default 10 min.
+	// ErrorTTL is the longest the outcome of a failed fetch (5xx, 429,
+	// network error) is kept before the next attempt. Default 10 min.
 	ErrorTTL time.Duration
+	// ErrorRetry is how long the first failure of a run is kept: the next
+	// attempt comes ErrorRetry after it, and each failure in a row doubles
+	// the wait, up to ErrorTTL (1 s, 2 s, 4 s ... 10 min). A server that
+	// answers 503 for a moment is asked again soon, not ten minutes later
+	// (Google, too, retries a robots.txt that answers 5xx until it gets
+	// another answer), and one that keeps failing is asked about ten
+	// times in its first ten minutes. Default 1 s; at ErrorTTL or above,
+	// every failure is kept for ErrorTTL.
+	ErrorRetry time.Duration
 	// MaxEntries bounds the number of hosts cached; the least recently used
 	// host is dropped first. Default 100 000 (about 1 KiB each for a typical
 	// file).
@@ -114,6 +123,9 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.ErrorTTL <= 0 {
 		o.ErrorTTL = 10 * time.Minute
+	}
+	if o.ErrorRetry <= 0 {
+		o.ErrorRetry = time.Second
 	}
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = 100_000
@@ -160,6 +172,7 @@ type entry struct {
 	rules        *Rules        // in force now; nil before the first fetch ends
 	good         *Rules        // last copy fetched with 2xx/4xx, used while failing
 	failingSince time.Time     // start of the current run of failures; zero when healthy
+	failures     int           // fetches failed in a row; 0 when healthy
 	expires      time.Time     // when rules must be fetched again
 	fetching     chan struct{} // closed when the fetch in flight ends; nil when idle
 	prev, next   *entry        // LRU list, most recent at Cache.head
@@ -181,6 +194,13 @@ type Verdict struct {
 	// Err is the network failure that made robots.txt unreachable (nil
 	// when the server answered 5xx or 429, or when Unreachable is false).
 	Err error
+	// Failures is how many fetches of robots.txt have failed in a row,
+	// and RetryAt when the Cache will fetch it again (the first Check
+	// from then on does), when Unreachable. A crawler that holds the
+	// host's URLs until RetryAt, while Failures is small, does not lose
+	// them to a server that failed for a moment.
+	Failures int
+	RetryAt  time.Time
 	// Fetched reports that this call fetched robots.txt (it was not
 	// cached, or had expired) and FetchTime how long its last request
 	// took (the last redirect hop): it was a request to the host, so a
@@ -295,9 +315,9 @@ func (c *Cache) Peek(u *url.URL) (v Verdict, ok bool) {
 		c.mu.Unlock()
 		return Verdict{}, false
 	}
-	r, unreachable, lastErr := e.rules, e.unreachable, e.lastErr
+	r := e.rules
+	e.failure(&v)
 	c.mu.Unlock()
-	v.Unreachable, v.Err = unreachable, lastErr
 	if d := r.CrawlDelay(c.opts.Agent); d > c.opts.MaxCrawlDelay {
 		v.CrawlDelay, v.CrawlDelayCapped = c.opts.MaxCrawlDelay, true
 	} else {
@@ -430,8 +450,8 @@ func (c *Cache) get(ctx context.Context, key hostKey, v *Verdict) (*Rules, error
 	if e.fetching == nil {
 		r := e.rules
 		c.stats.Hits++
-		if v != nil && e.unreachable {
-			v.Unreachable, v.Err = true, e.lastErr
+		if v != nil {
+			e.failure(v)
 		}
 		c.mu.Unlock()
 		return r, nil
@@ -450,9 +470,7 @@ func (c *Cache) get(ctx context.Context, key hostKey, v *Verdict) (*Rules, error
 	c.mu.Lock()
 	r, closed := e.rules, c.closed
 	if v != nil {
-		if e.unreachable {
-			v.Unreachable, v.Err = true, e.lastErr
-		}
+		e.failure(v)
 		if started {
 			v.Fetched, v.FetchTime = true, e.lastTook
 		}
@@ -478,13 +496,14 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 		if outcome == unavailable {
 			c.stats.Unavailable++
 		}
-		e.rules, e.good, e.failingSince = r, r, time.Time{}
+		e.rules, e.good, e.failingSince, e.failures = r, r, time.Time{}, 0
 		e.expires = now.Add(c.opts.TTL)
 	} else {
 		c.stats.Unreachable++
 		if e.failingSince.IsZero() {
 			e.failingSince = now
 		}
+		e.failures++
 		switch {
 		case e.good != nil:
 			// §2.4: a cached copy may be used beyond 24 h while the file is
@@ -498,11 +517,29 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 			e.rules = disallowAllRules
 			e.unreachable = true
 		}
-		e.expires = now.Add(c.opts.ErrorTTL)
+		e.expires = now.Add(c.errorWait(e.failures))
 	}
 	e.fetching = nil
 	close(done)
 	c.mu.Unlock()
+}
+
+// errorWait is how long the n-th failure in a row is kept: ErrorRetry
+// doubled n − 1 times, at most ErrorTTL.
+func (c *Cache) errorWait(n int) time.Duration {
+	d := c.opts.ErrorRetry
+	for ; n > 1 && d < c.opts.ErrorTTL; n-- {
+		d *= 2
+	}
+	return min(d, c.opts.ErrorTTL)
+}
+
+// failure fills v's Unreachable, Err, Failures and RetryAt from e when
+// its rules stand for an unreachable robots.txt; c.mu is held.
+func (e *entry) failure(v *Verdict) {
+	if e.unreachable {
+		v.Unreachable, v.Err, v.Failures, v.RetryAt = true, e.lastErr, e.failures, e.expires
+	}
 }
 
 type outcome uint8

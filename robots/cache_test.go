@@ -232,23 +232,79 @@ func TestCacheUsesCachedCopyWhileFailing(t *testing.T) {
 	}
 }
 
+// TestCacheErrorTTL follows a run of failures: each is kept ErrorRetry
+// doubled per failure in a row, up to ErrorTTL, and Check tells how many
+// there have been and when the next attempt comes; a success starts the
+// schedule over.
 func TestCacheErrorTTL(t *testing.T) {
-	s := newSite()
-	clk := newClock()
 	const robots = "http://a.test/robots.txt"
-	s.set(robots, 500, "")
-	c := NewCache(&Options{Fetch: s.fetch, Now: clk.Now, ErrorTTL: time.Minute})
-	defer c.Close()
-	allowed(t, c, "http://a.test/y")
-	clk.Advance(59 * time.Second)
-	allowed(t, c, "http://a.test/y")
-	if n := s.count(robots); n != 1 {
-		t.Fatalf("%d fetches within ErrorTTL, want 1", n)
-	}
-	clk.Advance(time.Second)
-	allowed(t, c, "http://a.test/y")
-	if n := s.count(robots); n != 2 {
-		t.Fatalf("%d fetches after ErrorTTL, want 2", n)
+	for _, c := range []struct {
+		name        string
+		retry, ttl  time.Duration
+		waits       []time.Duration // between one attempt and the next
+		afterRepair time.Duration   // the first wait of the next run
+	}{
+		{"doubling", time.Second, 10 * time.Second,
+			[]time.Duration{1, 2, 4, 8, 10, 10}, 1},
+		{"default", 0, 0,
+			[]time.Duration{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600, 600}, 1},
+		{"flat", time.Minute, time.Minute,
+			[]time.Duration{60, 60, 60}, 60},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSite()
+			clk := newClock()
+			s.set(robots, 503, "")
+			cache := NewCache(&Options{Fetch: s.fetch, Now: clk.Now, ErrorRetry: c.retry, ErrorTTL: c.ttl})
+			defer cache.Close()
+			check := func() Verdict {
+				t.Helper()
+				v, err := cache.Check(context.Background(), mustURL(t, "http://a.test/y"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			v := check()
+			for i, w := range c.waits {
+				w *= time.Second
+				if !v.Unreachable || v.Allowed || v.Failures != i+1 || !v.RetryAt.Equal(clk.Now().Add(w)) {
+					t.Fatalf("after failure %d: %+v, want unreachable, Failures %d, RetryAt in %v", i+1, v, i+1, w)
+				}
+				clk.Advance(w - time.Millisecond)
+				if v := check(); v.Fetched || v.Failures != i+1 {
+					t.Fatalf("failure %d: fetched again before its %v were up", i+1, w)
+				}
+				clk.Advance(time.Millisecond)
+				if v = check(); !v.Fetched {
+					t.Fatalf("failure %d: not fetched again after %v", i+1, w)
+				}
+			}
+			if n := s.count(robots); n != len(c.waits)+1 {
+				t.Fatalf("%d fetches, want %d", n, len(c.waits)+1)
+			}
+			// Repaired, expired, failing again: the schedule starts over
+			// (the copy fetched in between stands in, so the host is not
+			// unreachable).
+			s.set(robots, 200, "")
+			clk.Advance(time.Hour)
+			if v := check(); !v.Fetched || !v.Allowed || v.Unreachable || v.Failures != 0 {
+				t.Fatalf("repaired: %+v", v)
+			}
+			s.set(robots, 500, "")
+			clk.Advance(25 * time.Hour)
+			if v := check(); !v.Fetched || !v.Allowed || v.Unreachable {
+				t.Fatalf("failing again: %+v, want the copy fetched before", v)
+			}
+			clk.Advance(c.afterRepair*time.Second - time.Millisecond)
+			if check().Fetched {
+				t.Fatal("failing again: fetched before the first wait was up")
+			}
+			clk.Advance(time.Millisecond)
+			if !check().Fetched {
+				t.Fatalf("failing again: not fetched after %v", c.afterRepair*time.Second)
+			}
+		})
 	}
 }
 

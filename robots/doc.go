@@ -55,7 +55,11 @@
 // (24 h). When a refresh fails, the last good copy stays in force, even beyond
 // 24 h, as RFC 9309 §2.4 allows; without one, the host is disallowed
 // entirely, and after Options.UnreachableAfter (30 days) of failures it is
-// treated as having no robots.txt, as §2.3.1.4 allows. One fetch per host runs
+// treated as having no robots.txt, as §2.3.1.4 allows. A failure is kept 1 s
+// (Options.ErrorRetry) before the next attempt, twice as long at each failure
+// in a row, up to Options.ErrorTTL (10 min); Check's Verdict says how many
+// there have been and when the next comes, so a crawler can hold the host's
+// URLs until then rather than lose them to a moment's 503. One fetch per host runs
 // at a time and concurrent callers wait for it; the cache is an LRU bounded
 // by Options.MaxEntries. Cache.Stats counts fetches, failures, stale answers
 // and evictions.
