@@ -205,8 +205,12 @@ type Config struct {
 	// With a Parser of your own, set its cap there.
 	MaxLinksPerPage int
 	// MaxRetries is how often a URL answered 429 or 503 (or a transient
-	// network error) is tried again after its Retry-After. Default 2;
-	// negative means never.
+	// network error) is tried again after its Retry-After. It is also how
+	// often a host's robots.txt may fail in a row (5xx, 429, no answer)
+	// with its URLs held for the next attempt (1 s, 2 s, 4 s ... after
+	// the first failure, see robots.Options.ErrorRetry) before they end
+	// as fetch errors of kind "robots unreachable". Default 2; negative
+	// means never.
 	MaxRetries int
 
 	// MinDelay is the least gap between two requests to a host. Default 0.
