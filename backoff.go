@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlkit/crawlkit/fetch"
+	"github.com/crawlkit/crawlkit/internal/retryafter"
 )
 
 // BackoffOptions tunes the per-host back-off: how the crawl leaves a
@@ -144,7 +145,7 @@ func (c *Crawler) busy(status int) bool {
 // host's back-off block (set in commit, for the whole host). It reports
 // whether the URL was retried.
 func (c *Crawler) retryBusy(ctx context.Context, w *work, resp *fetch.Response) bool {
-	ra, said := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	ra, said := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 	w.res.RetryAfter = ra
 	wait := ra
 	switch {

@@ -18,6 +18,7 @@ import (
 	"github.com/crawlkit/crawlkit/dns"
 	"github.com/crawlkit/crawlkit/fetch"
 	"github.com/crawlkit/crawlkit/frontier"
+	"github.com/crawlkit/crawlkit/internal/retryafter"
 	"github.com/crawlkit/crawlkit/robots"
 )
 
@@ -282,6 +283,7 @@ func (c *Crawler) robotsFetch(ctx context.Context, rawURL string) (*robots.Respo
 	c.obs.connection(&resp.Timings)
 	c.exchange(ctx, resp, start)
 	rr := &robots.Response{Status: resp.Status, Body: resp.Body}
+	rr.RetryAfter, _ = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 	if resp.Location != nil {
 		rr.Location = resp.Location.String()
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/crawlkit/crawlkit/dedup"
@@ -654,30 +651,4 @@ func transient(k fetch.Kind) bool {
 		return true
 	}
 	return false
-}
-
-// retryAfter parses a Retry-After header (seconds or an HTTP date). ok
-// is false when it is absent or malformed; "0", or a date passed, is the
-// server's word too: retry at once.
-func retryAfter(v string, now time.Time) (d time.Duration, ok bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	// delay-seconds of any size is a delay: ParseUint saturates a number
-	// too large for 64 bits (ErrRange) rather than failing it, whatever
-	// the size of int.
-	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		return time.Duration(min(n, 86400)) * time.Second, true
-	}
-	// An HTTP-date in any of the three forms RFC 9110 §5.6.7 asks a
-	// recipient to read; "UTC" for "GMT" is a common slip, read too.
-	t, err := http.ParseTime(v)
-	if err != nil {
-		t, err = time.Parse(time.RFC1123, v)
-	}
-	if err != nil {
-		return 0, false
-	}
-	return min(max(t.Sub(now), 0), 24*time.Hour), true
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/crawlkit/crawlkit/fetch"
 )
 
-// TestRobotsUnreachableRetried: a host whose robots.txt answers 503 once
-// keeps its URLs, which wait for the next attempt a second later; a
+// TestRobotsUnreachableRetried: a host whose robots.txt answers 503 once,
+// with Retry-After: 2, keeps its URLs, which wait for the next attempt
+// two seconds later; a
 // host whose robots.txt keeps failing loses them after MaxRetries more
 // attempts (1 s and 2 s later), not sooner and not later, and its pages
 // are never requested.
@@ -26,7 +27,10 @@ func TestRobotsUnreachableRetried(t *testing.T) {
 		mu.Unlock()
 		r := &fetch.Response{URL: req.URL, Status: 200, Header: http.Header{}, ContentType: "text/html"}
 		switch {
-		case key == "flaky.test/robots.txt" && n == 1, key == "down.test/robots.txt":
+		case key == "flaky.test/robots.txt" && n == 1:
+			r.Status, r.ContentType = 503, ""
+			r.Header.Set("Retry-After", "2")
+		case key == "down.test/robots.txt":
 			r.Status, r.ContentType = 503, ""
 		case req.URL.Path == "/robots.txt":
 			r.Status, r.ContentType = 404, ""
@@ -56,8 +60,8 @@ func TestRobotsUnreachableRetried(t *testing.T) {
 	if len(calls["down.test/"]) != 0 {
 		t.Errorf("down.test/ requested while its robots.txt failed")
 	}
-	if f := calls["flaky.test/robots.txt"]; len(f) != 2 || f[1].Sub(f[0]) < time.Second {
-		t.Errorf("flaky.test/robots.txt requested at %v, want twice, a second apart", f)
+	if f := calls["flaky.test/robots.txt"]; len(f) != 2 || f[1].Sub(f[0]) < 2*time.Second {
+		t.Errorf("flaky.test/robots.txt requested at %v, want twice, its Retry-After (2 s) apart", f)
 	}
 	down := calls["down.test/robots.txt"]
 	if len(down) != 3 {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/crawlkit/crawlkit/internal/retryafter"
 )
 
 // Response is what a FetchFunc reports for one HTTP request.
@@ -16,6 +18,9 @@ type Response struct {
 	Status   int    // HTTP status code
 	Body     []byte // body, at least its first MaxSize bytes
 	Location string // the Location of a 3xx, absolute or relative to the request
+	// RetryAfter is the server's Retry-After with a 429 or 5xx: the
+	// next attempt waits at least that long (at most 24 h).
+	RetryAfter time.Duration
 }
 
 // FetchFunc makes one GET request for rawURL without following redirects: the
@@ -53,7 +58,8 @@ func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
 			// A 2xx whose body broke off is a network failure, not a file.
 			return nil, err
 		}
-		return &Response{Status: resp.StatusCode, Body: body, Location: resp.Header.Get("Location")}, nil
+		ra, _ := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
+		return &Response{Status: resp.StatusCode, Body: body, Location: resp.Header.Get("Location"), RetryAfter: ra}, nil
 	}
 }
 
@@ -80,8 +86,10 @@ type Options struct {
 	// answers 503 for a moment is asked again soon, not ten minutes later
 	// (Google, too, retries a robots.txt that answers 5xx until it gets
 	// another answer), and one that keeps failing is asked about ten
-	// times in its first ten minutes. Default 1 s; at ErrorTTL or above,
-	// every failure is kept for ErrorTTL.
+	// times in its first ten minutes. A Retry-After the failed answer
+	// carried (Response.RetryAfter) is waited out if it is longer.
+	// Default 1 s; at ErrorTTL or above, every failure is kept for
+	// ErrorTTL.
 	ErrorRetry time.Duration
 	// MaxEntries bounds the number of hosts cached; the least recently used
 	// host is dropped first. Default 100 000 (about 1 KiB each for a typical
@@ -486,7 +494,8 @@ func (c *Cache) get(ctx context.Context, key hostKey, v *Verdict) (*Rules, error
 func (c *Cache) refresh(e *entry, done chan struct{}) {
 	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.FetchTimeout)
-	r, outcome, took, ferr := c.fetch(ctx, e.key)
+	var asked time.Duration // the server's Retry-After, if it failed
+	r, outcome, took, ferr := c.fetch(ctx, e.key, &asked)
 	cancel()
 	now := c.opts.Now()
 
@@ -517,7 +526,7 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 			e.rules = disallowAllRules
 			e.unreachable = true
 		}
-		e.expires = now.Add(c.errorWait(e.failures))
+		e.expires = now.Add(max(c.errorWait(e.failures), min(asked, retryafter.Max)))
 	}
 	e.fetching = nil
 	close(done)
@@ -553,7 +562,7 @@ const (
 // fetch gets the robots.txt of key, following up to MaxRedirects
 // redirects, and returns how long its last request took. err is the
 // network failure when the outcome is unreachable for want of an answer.
-func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome, time.Duration, error) {
+func (c *Cache) fetch(ctx context.Context, key hostKey, asked *time.Duration) (*Rules, outcome, time.Duration, error) {
 	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
 	var took time.Duration
 	for hop := 0; ; hop++ {
@@ -584,6 +593,7 @@ func (c *Cache) fetch(ctx context.Context, key hostKey) (*Rules, outcome, time.D
 			}
 			target = next
 		case s == 429 || s >= 500 && s < 600:
+			*asked = resp.RetryAfter
 			return disallowAllRules, unreachable, took, nil
 		case s >= 400 && s < 500:
 			return allowAllRules, unavailable, took, nil

@@ -308,6 +308,37 @@ func TestCacheErrorTTL(t *testing.T) {
 	}
 }
 
+// TestCacheErrorRetryAfter: a failed answer's Retry-After is waited out
+// when it is longer than the failure's own wait, and only then.
+func TestCacheErrorRetryAfter(t *testing.T) {
+	const robots = "http://a.test/robots.txt"
+	for _, c := range []struct {
+		asked, want time.Duration
+	}{
+		{0, time.Second},
+		{500 * time.Millisecond, time.Second},
+		{90 * time.Second, 90 * time.Second},
+		{48 * time.Hour, 24 * time.Hour},
+	} {
+		s := newSite()
+		clk := newClock()
+		s.resp[robots] = &Response{Status: 429, RetryAfter: c.asked}
+		cache := NewCache(&Options{Fetch: s.fetch, Now: clk.Now})
+		v, err := cache.Check(context.Background(), mustURL(t, "http://a.test/y"))
+		if err != nil || !v.Unreachable || !v.RetryAt.Equal(clk.Now().Add(c.want)) {
+			t.Errorf("Retry-After %v: %+v, %v; want the next attempt in %v", c.asked, v, err, c.want)
+		}
+		clk.Advance(c.want - time.Millisecond)
+		allowed(t, cache, "http://a.test/y")
+		clk.Advance(time.Millisecond)
+		allowed(t, cache, "http://a.test/y")
+		if n := s.count(robots); n != 2 {
+			t.Errorf("Retry-After %v: %d fetches, want 2 (the second after %v)", c.asked, n, c.want)
+		}
+		cache.Close()
+	}
+}
+
 func TestCacheUnreachableFallback(t *testing.T) {
 	s := newSite()
 	clk := newClock()
@@ -562,6 +593,9 @@ func TestHTTPFetch(t *testing.T) {
 			fmt.Fprint(w, disallowX)
 		case "/big.txt":
 			w.Write([]byte(strings.Repeat("#", MaxSize+1000)))
+		case "/busy.txt":
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusServiceUnavailable)
 		default:
 			http.NotFound(w, r)
 		}
@@ -581,6 +615,9 @@ func TestHTTPFetch(t *testing.T) {
 	resp, err = f(context.Background(), srv.URL+"/big.txt")
 	if err != nil || len(resp.Body) != MaxSize+1 {
 		t.Errorf("big body: %v, %d bytes, want %d", err, len(resp.Body), MaxSize+1)
+	}
+	if resp, err = f(context.Background(), srv.URL+"/busy.txt"); err != nil || resp.Status != 503 || resp.RetryAfter != 2*time.Minute {
+		t.Errorf("busy: %v, %+v, want 503 with RetryAfter 2m", err, resp)
 	}
 	if _, err := f(context.Background(), "http://127.0.0.1:1/robots.txt"); err == nil {
 		t.Error("no error for a closed port")
