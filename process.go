@@ -176,19 +176,20 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	if !v.Allowed {
 		if v.Unreachable {
 			// Not a denial: robots.txt could not be fetched, so the host
-			// is unreachable (RFC 9309 §2.3.1.4). While it has failed no
-			// more than MaxRetries times in a row, the URL waits for
-			// the Cache's next attempt, and the host with it: a server
-			// that failed for a moment does not lose its URLs. After
-			// that, count the failure under its kind.
-			if v.Failures <= c.cfg.MaxRetries && c.retry(ctx, w, max(time.Until(v.RetryAt), time.Nanosecond)) {
-				w.res.Skipped = false // the host is held until then
-				return
-			}
-			kind := "robots unreachable"
+			// is unreachable (RFC 9309 §2.3.1.4). If it answered 5xx or
+			// 429, or failed as a page would be retried for, and has
+			// failed no more than MaxRetries times in a row, the URL
+			// waits for the Cache's next attempt, and the host with it:
+			// a server that failed for a moment does not lose its URLs.
+			// Otherwise count the failure under its kind.
+			kind, again := "robots unreachable", v.Err == nil
 			var fe *fetch.Error
 			if errors.As(v.Err, &fe) {
-				kind = fe.Kind.String()
+				kind, again = fe.Kind.String(), transient(fe.Kind)
+			}
+			if again && v.Failures <= c.cfg.MaxRetries && c.retry(ctx, w, max(time.Until(v.RetryAt), time.Nanosecond)) {
+				w.res.Skipped = false // the host is held until then
+				return
 			}
 			w.t.fetchError(kind)
 			w.outcome, w.res.Err = FetchError, v.Err
