@@ -206,10 +206,11 @@ type Config struct {
 	MaxLinksPerPage int
 	// MaxRetries is how often a URL answered 429 or 503 (or a transient
 	// network error) is tried again after its Retry-After. It is also how
-	// often a host's robots.txt may fail in a row (5xx, 429, no answer)
-	// with its URLs held for the next attempt (1 s, 2 s, 4 s ... after
-	// the first failure, see robots.Options.ErrorRetry) before they end
-	// as fetch errors of kind "robots unreachable". Default 2; negative
+	// often a host's robots.txt may fail in a row that way (or with a
+	// status of Backoff.Statuses) with its URLs held for the next attempt
+	// (its Retry-After, or 1 s, 2 s, 4 s ... after the first failure, see
+	// robots.Options.ErrorRetry) before they end as fetch errors; a
+	// robots.txt answered 500 ends them at once. Default 2; negative
 	// means never.
 	MaxRetries int
 

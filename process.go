@@ -176,13 +176,13 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 	if !v.Allowed {
 		if v.Unreachable {
 			// Not a denial: robots.txt could not be fetched, so the host
-			// is unreachable (RFC 9309 §2.3.1.4). If it answered 5xx or
-			// 429, or failed as a page would be retried for, and has
-			// failed no more than MaxRetries times in a row, the URL
-			// waits for the Cache's next attempt, and the host with it:
-			// a server that failed for a moment does not lose its URLs.
+			// is unreachable (RFC 9309 §2.3.1.4). If it failed as a page
+			// is retried for (busy: 429, 503; a timeout, a reset ...)
+			// and has failed no more than MaxRetries times in a row, the
+			// URL waits for the Cache's next attempt, and the host with
+			// it: a server busy for a moment does not lose its URLs.
 			// Otherwise count the failure under its kind.
-			kind, again := "robots unreachable", v.Err == nil
+			kind, again := "robots unreachable", v.Err == nil && c.busy(v.Status)
 			var fe *fetch.Error
 			if errors.As(v.Err, &fe) {
 				kind, again = fe.Kind.String(), transient(fe.Kind)

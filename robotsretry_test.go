@@ -16,7 +16,7 @@ import (
 // host whose robots.txt keeps failing loses them after MaxRetries more
 // attempts (1 s and 2 s later), not sooner and not later, and its pages
 // are never requested; a robots.txt that fails as no page is retried for
-// (an address the guard refuses) is asked once.
+// (500, an address the guard refuses) is asked once.
 func TestRobotsUnreachableRetried(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string][]time.Time{}
@@ -33,6 +33,8 @@ func TestRobotsUnreachableRetried(t *testing.T) {
 			r.Header.Set("Retry-After", "2")
 		case key == "down.test/robots.txt":
 			r.Status, r.ContentType = 503, ""
+		case key == "broken.test/robots.txt":
+			r.Status, r.ContentType = 500, ""
 		case req.URL.Host == "private.test":
 			return nil, &fetch.Error{Op: "dial", URL: req.URL.String(), Kind: fetch.KindRefused, Err: fetch.ErrPrivateAddress}
 		case req.URL.Path == "/robots.txt":
@@ -44,7 +46,7 @@ func TestRobotsUnreachableRetried(t *testing.T) {
 		}
 		return r, nil
 	})
-	c, err := New(Config{Seeds: []string{"http://flaky.test/", "http://down.test/", "http://private.test/"}, Fetcher: site,
+	c, err := New(Config{Seeds: []string{"http://flaky.test/", "http://down.test/", "http://private.test/", "http://broken.test/"}, Fetcher: site,
 		Workers: 2, DelayFactor: -1, MinDelay: time.Millisecond, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -60,8 +62,10 @@ func TestRobotsUnreachableRetried(t *testing.T) {
 			t.Errorf("%s requested %d times, want once", p, len(calls[p]))
 		}
 	}
-	if n := len(calls["private.test/robots.txt"]); n != 1 {
-		t.Errorf("private.test/robots.txt requested %d times, want once", n)
+	for _, h := range []string{"private.test", "broken.test"} {
+		if n := len(calls[h+"/robots.txt"]); n != 1 {
+			t.Errorf("%s/robots.txt requested %d times, want once", h, n)
+		}
 	}
 	if len(calls["down.test/"]) != 0 {
 		t.Errorf("down.test/ requested while its robots.txt failed")
@@ -78,7 +82,7 @@ func TestRobotsUnreachableRetried(t *testing.T) {
 			t.Errorf("down.test/robots.txt attempt %d came %v after the one before, want %v", i+2, got, want)
 		}
 	}
-	if s.Outcomes[Fetched] != 3 || s.Outcomes[FetchError] != 2 || s.Outcomes[Retried] != 3 {
-		t.Errorf("want 3 pages, 2 fetch errors (down.test/, private.test/) and 3 retries:\n%s", s.Summary())
+	if s.Outcomes[Fetched] != 3 || s.Outcomes[FetchError] != 3 || s.Outcomes[Retried] != 3 {
+		t.Errorf("want 3 pages, 3 fetch errors (down.test/, private.test/, broken.test/) and 3 retries:\n%s", s.Summary())
 	}
 }

@@ -186,6 +186,7 @@ type entry struct {
 	prev, next   *entry        // LRU list, most recent at Cache.head
 	unreachable  bool          // rules is "disallow all" because the last fetch failed
 	lastErr      error         // the network failure of the last fetch, if any
+	lastStatus   int           // the status of the last fetch's failed answer (5xx, 429), if any
 	lastTook     time.Duration // how long the last fetch's last request took
 }
 
@@ -200,8 +201,10 @@ type Verdict struct {
 	// counts such URLs as failures to reach the host, not as denials.
 	Unreachable bool
 	// Err is the network failure that made robots.txt unreachable (nil
-	// when the server answered 5xx or 429, or when Unreachable is false).
-	Err error
+	// when the server answered 5xx or 429, or when Unreachable is false),
+	// and Status that answer's status (0 for a network failure).
+	Err    error
+	Status int
 	// Failures is how many fetches of robots.txt have failed in a row,
 	// and RetryAt when the Cache will fetch it again (the first Check
 	// from then on does), when Unreachable. A crawler that holds the
@@ -494,13 +497,13 @@ func (c *Cache) get(ctx context.Context, key hostKey, v *Verdict) (*Rules, error
 func (c *Cache) refresh(e *entry, done chan struct{}) {
 	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(c.ctx, c.opts.FetchTimeout)
-	var asked time.Duration // the server's Retry-After, if it failed
-	r, outcome, took, ferr := c.fetch(ctx, e.key, &asked)
+	var failed Response // the failed answer's Status and RetryAfter
+	r, outcome, took, ferr := c.fetch(ctx, e.key, &failed)
 	cancel()
 	now := c.opts.Now()
 
 	c.mu.Lock()
-	e.lastTook, e.lastErr, e.unreachable = took, ferr, false
+	e.lastTook, e.lastErr, e.lastStatus, e.unreachable = took, ferr, failed.Status, false
 	if outcome != unreachable {
 		if outcome == unavailable {
 			c.stats.Unavailable++
@@ -526,7 +529,7 @@ func (c *Cache) refresh(e *entry, done chan struct{}) {
 			e.rules = disallowAllRules
 			e.unreachable = true
 		}
-		e.expires = now.Add(max(c.errorWait(e.failures), min(asked, retryafter.Max)))
+		e.expires = now.Add(max(c.errorWait(e.failures), min(failed.RetryAfter, retryafter.Max)))
 	}
 	e.fetching = nil
 	close(done)
@@ -543,11 +546,11 @@ func (c *Cache) errorWait(n int) time.Duration {
 	return min(d, c.opts.ErrorTTL)
 }
 
-// failure fills v's Unreachable, Err, Failures and RetryAt from e when
+// failure fills v's Unreachable, Err, Status, Failures and RetryAt from e when
 // its rules stand for an unreachable robots.txt; c.mu is held.
 func (e *entry) failure(v *Verdict) {
 	if e.unreachable {
-		v.Unreachable, v.Err, v.Failures, v.RetryAt = true, e.lastErr, e.failures, e.expires
+		v.Unreachable, v.Err, v.Status, v.Failures, v.RetryAt = true, e.lastErr, e.lastStatus, e.failures, e.expires
 	}
 }
 
@@ -562,7 +565,7 @@ const (
 // fetch gets the robots.txt of key, following up to MaxRedirects
 // redirects, and returns how long its last request took. err is the
 // network failure when the outcome is unreachable for want of an answer.
-func (c *Cache) fetch(ctx context.Context, key hostKey, asked *time.Duration) (*Rules, outcome, time.Duration, error) {
+func (c *Cache) fetch(ctx context.Context, key hostKey, failed *Response) (*Rules, outcome, time.Duration, error) {
 	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
 	var took time.Duration
 	for hop := 0; ; hop++ {
@@ -593,7 +596,7 @@ func (c *Cache) fetch(ctx context.Context, key hostKey, asked *time.Duration) (*
 			}
 			target = next
 		case s == 429 || s >= 500 && s < 600:
-			*asked = resp.RetryAfter
+			failed.Status, failed.RetryAfter = s, resp.RetryAfter
 			return disallowAllRules, unreachable, took, nil
 		case s >= 400 && s < 500:
 			return allowAllRules, unavailable, took, nil

@@ -268,8 +268,8 @@ func TestCacheErrorTTL(t *testing.T) {
 			v := check()
 			for i, w := range c.waits {
 				w *= time.Second
-				if !v.Unreachable || v.Allowed || v.Failures != i+1 || !v.RetryAt.Equal(clk.Now().Add(w)) {
-					t.Fatalf("after failure %d: %+v, want unreachable, Failures %d, RetryAt in %v", i+1, v, i+1, w)
+				if !v.Unreachable || v.Allowed || v.Status != 503 || v.Failures != i+1 || !v.RetryAt.Equal(clk.Now().Add(w)) {
+					t.Fatalf("after failure %d: %+v, want unreachable, Status 503, Failures %d, RetryAt in %v", i+1, v, i+1, w)
 				}
 				clk.Advance(w - time.Millisecond)
 				if v := check(); v.Fetched || v.Failures != i+1 {
