@@ -177,6 +177,7 @@ type options struct {
 	Sitemaps       bool          `json:"sitemaps"`
 	Backoff        dur           `json:"backoff"`
 	BackoffMax     dur           `json:"backoff_max"`
+	Retries        int           `json:"retries"`
 	HostRules      hostRuleFlags `json:"host_rules,omitempty"`
 	PoliteKey      string        `json:"politeness_key,omitempty"`
 	MainText       bool          `json:"main_text,omitempty"`
@@ -240,6 +241,7 @@ func flagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.Suffixes, "private-suffixes", o.Suffixes, "comma-separated names under which each label is a site of its own, like blogspot.com (for the per-domain budgets)")
 	fs.Var(&o.Backoff, "backoff", "a host that answers 429 or 503 without Retry-After is left alone this long, twice as long at the next time, and so on (0: retry only the URL)")
 	fs.Var(&o.BackoffMax, "backoff-max", "the longest -backoff block (within -max-delay)")
+	fs.IntVar(&o.Retries, "retries", o.Retries, "try a URL again this many times after a 429 or 503, a timeout or a dropped connection, or while its host's robots.txt fails that way (0: never)")
 	fs.BoolVar(&o.MainText, "main-text", o.MainText, "index a page's main content only, without navigation, sidebars and footers (fetch.MainTextParser)")
 	fs.BoolVar(&o.DetectLang, "detect-lang", o.DetectLang, "detect the language of pages that do not declare one (fetch/lang), for pages.jsonl and to index each page without its language's stop words")
 	fs.StringVar(&o.PoliteKey, "politeness-key", o.PoliteKey, "what shares a politeness gap: host (default), domain (a registrable domain's hosts) or ip (the hosts of one server address)")
@@ -278,7 +280,7 @@ func defaults() options {
 	return options{DemoHosts: 800, DemoPages: 40, Workers: 64, DelayFactor: 10, MaxDelay: dur(time.Hour),
 		Agent: "crawlkit", PerHost: 10000, PerDomain: 100000, HostsPerDomain: 1000, TrapAlike: 16, TrapHosts: 10,
 		Sitemaps: true, Canonical: crawlkit.CanonicalSameDomain.String(),
-		Backoff: dur(time.Minute), BackoffMax: dur(24 * time.Hour),
+		Backoff: dur(time.Minute), BackoffMax: dur(24 * time.Hour), Retries: 2,
 		Render: "off", RenderTabs: 2, RenderTimeout: dur(15 * time.Second)}
 }
 
@@ -324,7 +326,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	case o.Workers < 1:
 		return nil, usageError{"-workers must be at least 1"}
 	case o.MaxPages < 0 || o.MaxDepth < 0 || o.Duration < 0 || o.MinDelay < 0 || o.MaxDelay < 0 || o.DelayFactor < 0 || o.DeadAfter < 0 ||
-		o.Backoff < 0 || o.BackoffMax < 0 || o.Replicas < 0:
+		o.Backoff < 0 || o.BackoffMax < 0 || o.Replicas < 0 || o.Retries < 0:
 		return nil, usageError{"limits and delays cannot be negative"}
 	case o.PerHost < -1 || o.PerHost == 0 || o.PerDomain < -1 || o.PerDomain == 0 || o.HostsPerDomain < -1 || o.HostsPerDomain == 0:
 		return nil, usageError{"-max-per-host, -max-per-domain and -max-hosts-per-domain take a positive number, or -1 for no limit"}
@@ -504,6 +506,7 @@ func crawl(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		MaxHostsPerDomain: o.HostsPerDomain,
 		Traps:             &crawlkit.TrapOptions{AlikePages: o.TrapAlike, DomainHosts: o.TrapHosts},
 		Backoff:           backoffOptions(o),
+		MaxRetries:        maxRetries(o),
 		HostRules:         o.HostRules.rules(),
 		PolitenessKey:     politenessKey(o),
 		Parser:            parserFor(o),
@@ -787,6 +790,15 @@ func writeRules(stdout io.Writer, c *crawlkit.Crawler, out *output) error {
 		b.WriteByte('\n')
 	}
 	return os.WriteFile(filepath.Join(out.dir, "url-rules.txt"), []byte(b.String()), 0o644)
+}
+
+// maxRetries returns Config.MaxRetries for -retries, whose 0 means
+// never (Config's 0 means the default).
+func maxRetries(o *options) int {
+	if o.Retries == 0 {
+		return -1
+	}
+	return o.Retries
 }
 
 // backoffOptions returns the crawl's back-off from -backoff and

@@ -65,6 +65,7 @@ func TestBadFlags(t *testing.T) {
 		{with("-backoff", "-1s"), "negative"},
 		{with("-politeness-key", "url"), `-politeness-key "url": want host, domain or ip`},
 		{with("-backoff-max", "-1s"), "negative"},
+		{with("-retries", "-1"), "negative"},
 		{with("-backoff", "2h", "-backoff-max", "1h"), "-backoff-max 1h0m0s is shorter than -backoff 2h0m0s"},
 		{with("-host-rule", "Example.com"), "lower-case host name"},
 		{with("-host-rule", "a.test,delay=soon"), "delay=soon: want a duration"},
@@ -265,6 +266,22 @@ func TestParseHostRule(t *testing.T) {
 	}
 	if b := backoffOptions(o); b.Base >= 0 {
 		t.Errorf("-backoff 0: %+v, want the back-off off", b)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int // Config.MaxRetries
+	}{
+		{nil, 2},
+		{[]string{"-retries", "0"}, -1},
+		{[]string{"-retries", "5"}, 5},
+	} {
+		o, err := parseFlags(append([]string{"-seeds", "http://a.test/"}, tc.args...), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := maxRetries(o); got != tc.want {
+			t.Errorf("%q: MaxRetries %d, want %d", tc.args, got, tc.want)
+		}
 	}
 }
 
