@@ -564,7 +564,8 @@ const (
 
 // fetch gets the robots.txt of key, following up to MaxRedirects
 // redirects, and returns how long its last request took. err is the
-// network failure when the outcome is unreachable for want of an answer.
+// network failure when the outcome is unreachable for want of an answer;
+// failed receives the Status and RetryAfter of a 429 or 5xx answer.
 func (c *Cache) fetch(ctx context.Context, key hostKey, failed *Response) (*Rules, outcome, time.Duration, error) {
 	target := &url.URL{Scheme: key.scheme, Host: key.host, Path: "/robots.txt"}
 	var took time.Duration
