@@ -123,8 +123,10 @@
 // crawl-delay (Crawl-delay, sitemap index), 404, 5xx (500: disallow all),
 // redirect (301 then 302 to /site/robots.txt, which disallows /blog/ and
 // /private/) and agents (evilbot: nothing; crawlkit, goodbot: /private/;
-// others: /shop/ and /private/). The ground truth (Allowed, Reachable,
-// RobotsViolations) applies RFC 9309 to these rules with a matcher of its own.
+// others: /shop/ and /private/). With Config.BusyRobots, some hosts whose
+// variant is a file answer the first request for it 503 with Retry-After.
+// The ground truth (Allowed, Reachable, RobotsViolations) applies RFC 9309
+// to these rules with a matcher of its own.
 //
 // # Sitemaps
 //

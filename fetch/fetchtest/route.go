@@ -53,6 +53,9 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 			if v.target != "" {
 				return route{kind: routeRedirect, status: 301, location: robotsRedirectStep}
 			}
+			if key, busy := w.busyRobots(h); busy && w.requests(key) == 0 {
+				return route{kind: routeRobots, status: 503, name: key}
+			}
 			return route{kind: routeRobots, status: v.status}
 		case robotsRedirectStep:
 			if v.target != "" {
@@ -117,10 +120,7 @@ func (w *Web) route(h *hostInfo, path, rawQuery string) route {
 		}
 	case kindStatus:
 		if n, ok := retryLimit(path); ok && rawQuery == "" {
-			w.retryMu.Lock()
-			seen := w.retries[path]
-			w.retryMu.Unlock()
-			if seen < n {
+			if w.requests(path) < n {
 				return route{kind: routeStatus, status: 503, name: path}
 			}
 			return route{kind: routeRetryOK, status: 200, name: path}

@@ -135,6 +135,15 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.serveCanon(sw, r, rt.page, buf)
 	case routeRobots:
 		v := robotsOf(h)
+		if rt.name != "" {
+			// A BusyRobots file not served yet when routed: decide
+			// again under the lock, as concurrent requests may race.
+			rt.status = v.status
+			if w.countRequest(rt.name) == 0 {
+				rt.status = 503
+				sw.Header().Set("Retry-After", w.retryAfterValue())
+			}
+		}
 		if rt.status != 200 {
 			http.Error(sw, http.StatusText(rt.status), rt.status)
 			return
@@ -151,11 +160,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		if n, ok := retryLimit(rt.name); ok && h.kind == kindStatus {
 			// Decide again under the lock: concurrent requests each
 			// consume one failure.
-			w.retryMu.Lock()
-			seen := w.retries[rt.name]
-			w.retries[rt.name] = seen + 1
-			w.retryMu.Unlock()
-			if seen >= n {
+			if w.countRequest(rt.name) >= n {
 				w.send(sw, r, 200, "text/html; charset=utf-8",
 					[]byte("<!DOCTYPE html><html><head><title>Recovered</title></head><body><p>Back after "+
 						strconv.Itoa(n)+" failures.</p></body></html>\n"), time.Time{})
@@ -164,7 +169,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 			rt.status = 503
 		}
 		if rt.status == 429 || rt.status == 503 {
-			sw.Header().Set("Retry-After", strconv.Itoa(int((w.cfg.RetryAfter+time.Second-1)/time.Second)))
+			sw.Header().Set("Retry-After", w.retryAfterValue())
 		}
 		http.Error(sw, strconv.Itoa(rt.status)+" "+http.StatusText(rt.status), rt.status)
 	case routeHostile:
@@ -275,4 +280,35 @@ func (w *Web) throttled(host string, start time.Time, interval time.Duration) bo
 	last, seen := w.lastReq[host]
 	w.lastReq[host] = start
 	return seen && start.Sub(last) < interval
+}
+
+// retryAfterValue is the Retry-After header of 429 and 503 answers:
+// Config.RetryAfter in whole seconds, rounded up.
+func (w *Web) retryAfterValue() string {
+	return strconv.Itoa(int((w.cfg.RetryAfter + time.Second - 1) / time.Second))
+}
+
+// busyRobots returns the key counting the requests for h's robots.txt
+// when Config.BusyRobots makes h answer the first one 503.
+func (w *Web) busyRobots(h *hostInfo) (string, bool) {
+	n := w.cfg.BusyRobots
+	if n <= 0 || h.kind != kindOrdinary || h.index%n != n-1 || robotsVariants[h.variant].status != 200 {
+		return "", false
+	}
+	return "robots.txt of " + h.name, true
+}
+
+// requests returns how many requests key has counted (countRequest).
+func (w *Web) requests(key string) int {
+	w.retryMu.Lock()
+	defer w.retryMu.Unlock()
+	return w.retries[key]
+}
+
+// countRequest counts a request for key and returns the count before it.
+func (w *Web) countRequest(key string) int {
+	w.retryMu.Lock()
+	defer w.retryMu.Unlock()
+	w.retries[key]++
+	return w.retries[key] - 1
 }

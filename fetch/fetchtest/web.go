@@ -77,6 +77,15 @@ type Config struct {
 	// Default 1s.
 	RetryAfter time.Duration
 
+	// BusyRobots, if above 0, makes one ordinary host in BusyRobots whose
+	// robots.txt is a file (hNNN with NNN mod BusyRobots = BusyRobots − 1,
+	// its variant served 200) answer the first request for it 503 with
+	// Retry-After, as a server busy for a moment would, and the file
+	// after that. The ground truth is the file's: a crawler that takes
+	// the 503 for the host's last word misses the host's pages. Default
+	// 0: none.
+	BusyRobots int
+
 	// ChangePeriods lists the change periods an HTML page may have; each
 	// page draws one of them (uniformly, from the seed). A period of 0
 	// means the page never changes. Default {0, 0, 1h, 24h, 168h}; use
@@ -356,7 +365,7 @@ type Web struct {
 	sessionSeq atomic.Uint64
 
 	retryMu sync.Mutex
-	retries map[string]int // requests seen per /retry/N/ path
+	retries map[string]int // requests seen per /retry/N/ path, and per BusyRobots robots.txt
 
 	rateMu  sync.Mutex
 	lastReq map[string]time.Time // start of the last request per rate-limited host

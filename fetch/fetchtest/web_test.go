@@ -676,6 +676,46 @@ func TestRetryThenSucceed(t *testing.T) {
 	}
 }
 
+// TestBusyRobots: with BusyRobots 3, hosts h002, h005, h008 ... answer
+// their first robots.txt request 503 with Retry-After when their variant
+// is a file (h005's is 404 and stays so), and the file after that;
+// other hosts are not touched, and the ground truth is the file's.
+func TestBusyRobots(t *testing.T) {
+	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 9, BusyRobots: 3})
+	defer w.Close()
+	for _, tc := range []struct {
+		host string
+		want []int
+	}{
+		{"h000.sim.test", []int{200, 200}},
+		{"h002.sim.test", []int{503, 200, 200}},
+		{"h005.sim.test", []int{404, 404}},
+		{"h003.sim.test", []int{200}},
+		{"h006.sim.test", []int{500}},
+		{"h008.sim.test", []int{503, 200}},
+	} {
+		for i, want := range tc.want {
+			u := w.URL(tc.host, "/robots.txt")
+			if s := w.Status(u); s != want {
+				t.Errorf("%s, before request %d: Status %d, want %d", tc.host, i, s, want)
+			}
+			resp, body := raw(t, w, u)
+			if resp.StatusCode != want {
+				t.Errorf("%s, request %d: %d, want %d", tc.host, i, resp.StatusCode, want)
+			}
+			if ra := resp.Header.Get("Retry-After"); (ra == "1") != (want == 503) {
+				t.Errorf("%s, request %d: Retry-After %q", tc.host, i, ra)
+			}
+			if want == 200 && !strings.Contains(string(body), "User-agent") {
+				t.Errorf("%s, request %d: no rules in %q", tc.host, i, body)
+			}
+		}
+	}
+	if st, _ := w.Robots("h002.sim.test"); st != 200 {
+		t.Errorf("ground truth of h002's robots.txt: status %d, want the file's 200", st)
+	}
+}
+
 func TestMethodsAndLogFields(t *testing.T) {
 	w := fetchtest.NewWeb(fetchtest.Config{Seed: 1, Hosts: 2})
 	defer w.Close()
