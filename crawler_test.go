@@ -124,10 +124,11 @@ func TestRobotsRedirectHopsArePolite(t *testing.T) {
 // the simulated web: every page reachable from the seeds and allowed by
 // robots.txt is fetched (as a page or recognised as a duplicate), nothing
 // robots.txt forbids is requested, no host sees two requests at once, and
-// every URL ends in exactly one outcome.
+// every URL ends in exactly one outcome. Two hosts answer their first
+// robots.txt request 503 (BusyRobots): their pages are found all the same.
 func TestCrawlMatchesGroundTruth(t *testing.T) {
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 7, Hosts: 12, MeanPages: 10, ChangePeriods: []time.Duration{0},
-		CrawlDelay: 50 * time.Millisecond, RetryAfter: 50 * time.Millisecond})
+		CrawlDelay: 50 * time.Millisecond, RetryAfter: 50 * time.Millisecond, BusyRobots: 4})
 	defer web.Close()
 	var pages fetchedPages
 	c := newTestCrawler(t, web, func(cfg *Config) {

@@ -41,9 +41,11 @@ func startDemo(o *options) (*demoWeb, error) {
 		CrawlDelay:    100 * time.Millisecond,
 		RetryAfter:    200 * time.Millisecond,
 		ChangePeriods: []time.Duration{0},
-		// Pages only sitemaps list, and a site of rel=canonical aliases.
+		// Pages only sitemaps list, a site of rel=canonical aliases, and
+		// hosts whose robots.txt is busy (503) at the first request.
 		SitemapOnly: true,
 		Canonicals:  true,
+		BusyRobots:  25,
 		// With -render, a web application and a shop whose pages only
 		// scripts fill in.
 		Scripts: o.Render != "" && o.Render != "off",
