@@ -147,14 +147,13 @@ func (c *Crawler) busy(status int) bool {
 func (c *Crawler) retryBusy(ctx context.Context, w *work, resp *fetch.Response) bool {
 	ra, said := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 	w.res.RetryAfter = ra
-	wait := ra
+	wait := ra // "0" too: at once, after the politeness gap
 	switch {
-	case !said && c.backoff.throttles(resp.Status):
+	case said:
+	case c.backoff.throttles(resp.Status):
 		w.signal, wait = signalThrottle, backoffWait
-	case said && wait == 0:
-		// "Retry-After: 0": at once, that is after the politeness gap
-		// (retry's 0 would mean its own 1 s, 2 s ... schedule).
-		wait = time.Nanosecond
+	default:
+		wait = scheduledWait
 	}
 	return c.retry(ctx, w, wait)
 }

@@ -187,7 +187,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 			if errors.As(v.Err, &fe) {
 				kind, again = fe.Kind.String(), transient(fe.Kind)
 			}
-			if again && v.Failures <= c.cfg.MaxRetries && c.retry(ctx, w, max(time.Until(v.RetryAt), time.Nanosecond)) {
+			if again && v.Failures <= c.cfg.MaxRetries && c.retry(ctx, w, max(time.Until(v.RetryAt), 0)) {
 				w.res.Skipped = false // the host is held until then
 				return
 			}
@@ -235,7 +235,7 @@ func (c *Crawler) run(ctx context.Context, w *work) {
 			kind = fe.Kind
 		}
 		w.signal = signalOf(kind)
-		if transient(kind) && c.retry(ctx, w, 0) {
+		if transient(kind) && c.retry(ctx, w, scheduledWait) {
 			return
 		}
 		w.t.fetchError(kind.String())
@@ -533,14 +533,18 @@ func (c *Crawler) Add(ctx context.Context, urls ...frontier.URL) error {
 // none, by the retries it has had: 1 s, 2 s, 4 s ...
 func retryInterval(n int) time.Duration { return time.Second << min(n, 16) }
 
-// backoffWait is the wait a retry is given when the host's back-off
-// block, set in commit, decides it.
-const backoffWait = -1
+// The waits retry takes that are not durations: the host's back-off
+// block, set in commit, decides it (backoffWait), or retryInterval does
+// (scheduledWait).
+const (
+	backoffWait   = -1
+	scheduledWait = -2
+)
 
 // retry sends a lease back to its key to be fetched again after wait (at
-// least the politeness gap; retryInterval when wait is 0; the back-off
-// block when it is backoffWait), if it has retries left, and reports
-// whether it did.
+// least the politeness gap, so 0 is at once after it; retryInterval when
+// wait is scheduledWait; the back-off block when it is backoffWait), if it
+// has retries left, and reports whether it did.
 func (c *Crawler) retry(ctx context.Context, w *work, wait time.Duration) bool {
 	if c.cfg.MaxRetries < 0 {
 		return false
@@ -554,7 +558,7 @@ func (c *Crawler) retry(ctx context.Context, w *work, wait time.Duration) bool {
 	if n >= c.cfg.MaxRetries {
 		return false
 	}
-	if wait == 0 {
+	if wait == scheduledWait {
 		wait = retryInterval(n)
 	}
 	w.res.RetryAfter = max(w.res.RetryAfter, wait, 0)
