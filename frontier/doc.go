@@ -42,18 +42,22 @@
 // A crawl ends when its largest host is done, and politeness makes that
 // host take its pages × its gap at best. Options.HostOrder says how
 // Mercator gets close to that. By default (MostWork), among the hosts
-// that may be contacted, the next worker goes to the host holding the
-// highest-priority URL, then to a host never contacted (robots.txt
-// first), then to the host with the most URLs queued; the URLs found on
+// that may be contacted, the next worker goes to a host whose first page
+// is still to be fetched (robots.txt, then that page), then to the most
+// overdue host, a host's URLs queued times its gap counted as time it
+// has waited; the URLs found on
 // a host being crawled join its back queue at once; the URLs of a host
 // never contacted wait for a back queue in a lane of their priority,
 // which goes before the front queue three times in four, rather than
 // behind every URL queued before them; and a host with few URLs gives
 // its back queue up while it waits out its gap, so that the B back
 // queues serve hosts that may be contacted rather than hosts that wait.
-// Politeness is unchanged. EarliestContact is the book's order, the host
-// that may be contacted earliest first. BenchmarkMakespan measures both
-// against the lower bound in simulated time.
+// Politeness is unchanged. The Prioritizer orders each host's URLs and
+// decides which hosts get back queues; PriorityFirst also ranks the hosts
+// that may be contacted by it, for a focused crawl. EarliestContact is
+// the book's order, the host that may be contacted earliest first.
+// BenchmarkMakespan measures them against the lower bound in simulated
+// time.
 //
 // # Prioritizers
 //

@@ -304,11 +304,24 @@ func (p Politeness) Gap(r Result) time.Duration {
 		md = max(r.MinDelay, 0)
 	}
 	g := max(md, time.Duration(k*float64(r.Duration)), r.CrawlDelay, r.RetryAfter)
-	maxd := p.MaxDelay
-	if maxd <= 0 {
-		maxd = time.Hour
+	return min(g, p.maxDelay())
+}
+
+// gaps returns Gap(r) and the gap the host keeps between pages: Gap(r)
+// without r's RetryAfter, which holds the host once.
+func (p Politeness) gaps(r Result) (gap, steady time.Duration) {
+	ra := r.RetryAfter
+	r.RetryAfter = 0
+	steady = p.Gap(r)
+	return max(steady, min(ra, p.maxDelay())), steady
+}
+
+// maxDelay is MaxDelay or its default.
+func (p Politeness) maxDelay() time.Duration {
+	if p.MaxDelay <= 0 {
+		return time.Hour
 	}
-	return min(g, maxd)
+	return p.MaxDelay
 }
 
 var (

@@ -27,7 +27,7 @@ type Options struct {
 	// of the hosts that may be contacted gets the next worker, where the
 	// URLs of a host being crawled wait, and whether a host waiting out its
 	// gap keeps its back queue. Default MostWork; EarliestContact is the
-	// book's order.
+	// book's order, PriorityFirst MostWork ranked by priority first.
 	HostOrder HostOrder
 	// Prioritizer maps an added URL to a front queue (Mercator only).
 	// Default Depth{} (breadth first).
@@ -65,7 +65,7 @@ func (o *Options) ensureDefaults() {
 	if o.BackQueues <= 0 {
 		o.BackQueues = 3 * o.Workers
 	}
-	if o.HostOrder != EarliestContact {
+	if o.HostOrder != EarliestContact && o.HostOrder != PriorityFirst {
 		o.HostOrder = MostWork
 	}
 	if o.Prioritizer == nil {
@@ -103,12 +103,15 @@ type backQ struct {
 	hidx  int32 // index in m.wait or m.ready (see ready), -1 when in neither
 	ready bool  // hidx is in m.ready
 	// fresh is set while the key has not been leased since it got this
-	// queue and had no remembered te then: most likely never contacted,
-	// so its first lease fetches robots.txt and shows how big it is.
-	fresh bool
-	n     int32 // URLs queued for the key: the back queue plus again
-	top   int32 // highest Priority among them, -1 when n is 0
-	lease *Lease
+	// queue and had no remembered te then (most likely never contacted),
+	// and again when such a lease comes back with Result.Requeue: the
+	// first lease fetches robots.txt, the next the page that shows how
+	// big the host is. wasFresh is fresh as the lease out found it.
+	fresh, wasFresh bool
+	gap             int64 // the gap after the key's last contact, ns (MostWork's due)
+	n               int32 // URLs queued for the key: the back queue plus again
+	top             int32 // highest Priority among them, -1 when n is 0
+	lease           *Lease
 	// again holds the URLs that come out before the rest of the queue: a
 	// URL handed back with Result.Requeue (first, as if never taken),
 	// then the sitemaps added while the key has its queue (a sitemap
@@ -124,26 +127,26 @@ type backQ struct {
 //
 // The heap is split in two: a wait heap of the back queues whose te lies
 // ahead, by te, and a ready heap of those that may be contacted now,
-// ordered by Options.HostOrder (with MostWork, the default: highest
-// priority held, then never contacted, then most URLs queued). Next moves
-// the queues whose te has come from the wait heap to the ready heap,
-// takes the ready root, or waits for the wait root's te, and leases the
-// head URL of its back queue; the queue leaves the heaps until Done, so
-// one key has at most one lease. Done puts it back with te = now +
-// Politeness.Gap; if the back queue is empty it is refilled from the front
-// queues exactly as the book says: a front URL whose host already has a
-// back queue is appended there and the refill goes on until a URL of a new
-// host fills the empty queue. Two departures, both needed once the front
-// queues can run dry: a back queue left empty waits idle and is refilled
-// by the next Add, and a host that leaves the back queues keeps its te in
-// a small table so it is not contacted early when it comes back. MostWork
-// adds three more (see HostOrder): an added URL whose host has a back
-// queue joins it at once (a sitemap robots.txt names, ahead of the host's
-// pages), the URLs of a host that never had a back queue wait in their
-// priority's lane, which a refill takes before the front queue three
-// times in four, and a host with few URLs gives its queue up while it
-// waits out its gap if other hosts wait for one. The table T is keyed by
-// a 64-bit hash of the key (two keys with the same hash would share a
+// ordered by Options.HostOrder (with MostWork, the default: first page not
+// yet fetched, then most overdue, its URLs queued times its gap counted as
+// waiting). Next moves the queues whose te has come from the wait heap to
+// the ready heap, takes the ready root, or waits for the wait root's te,
+// and leases the head URL of its back queue; the queue leaves the heaps
+// until Done, so one key has at most one lease. Done puts it back with te
+// = now + Politeness.Gap; if the back queue is empty it is refilled from
+// the front queues exactly as the book says: a front URL whose host
+// already has a back queue is appended there and the refill goes on until
+// a URL of a new host fills the empty queue. Two departures, both needed
+// once the front queues can run dry: a back queue left empty waits idle
+// and is refilled by the next Add, and a host that leaves the back queues
+// keeps its te in a small table so it is not contacted early when it comes
+// back. MostWork adds three more (see HostOrder): an added URL whose host
+// has a back queue joins it at once (a sitemap robots.txt names, ahead of
+// the host's pages), the URLs of a host that never had a back queue wait
+// in their priority's lane, which a refill takes before the front queue
+// three times in four, and a host with few URLs gives its queue up while
+// it waits out its gap if other hosts wait for one. The table T is keyed
+// by a 64-bit hash of the key (two keys with the same hash would share a
 // back queue: still polite, only slower for them).
 //
 // Costs: Add O(1) plus the prioritizer (O(log B) when the URL joins a
@@ -170,7 +173,9 @@ type Mercator struct {
 	llen    []int     // of flen, those in the priority's lane (MostWork)
 	known   keySet    // MostWork: the key hashes that have had a back queue
 	laneRun int       // refills taken from a lane in a row while its front queue held URLs
-	work    bool      // HostOrder is MostWork
+	work    bool      // HostOrder is MostWork or PriorityFirst
+	prio    bool      // HostOrder is PriorityFirst
+	gap0    int64     // the gap a key is counted with before its first Done: Gap of a zero Result
 	table   hostTable // T, by keyHash: refill reads no key bytes
 	wait    []int32   // heap of back queues by te, te > now when pushed
 	ready   []int32   // heap of back queues that may be contacted, by rank
@@ -218,7 +223,9 @@ func NewMercator(opts *Options) (*Mercator, error) {
 		ready:   make([]int32, 0, o.BackQueues),
 		retired: make(map[uint64]int64),
 		sweepAt: 1024,
-		work:    o.HostOrder == MostWork,
+		work:    o.HostOrder != EarliestContact,
+		prio:    o.HostOrder == PriorityFirst,
+		gap0:    int64(o.Gap(Result{})),
 	}
 	m.mem, _ = m.store.(*MemStore)
 	for j := m.b - 1; j >= 0; j-- {
@@ -418,7 +425,7 @@ func (m *Mercator) poll() (*Lease, time.Time, error) {
 // lease records l, the lease of back queue b, as handed out.
 func (m *Mercator) lease(b *backQ, l *Lease) *Lease {
 	b.lease = l
-	b.fresh = false
+	b.wasFresh, b.fresh = b.fresh, false
 	m.queued--
 	m.leased++
 	m.stats.Leases++
@@ -475,9 +482,12 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 		m.stats.Errors++
 	}
 	now := m.clock.Now()
-	te := r.since(now).Add(m.o.Gap(r)).UnixNano()
+	gap, steady := m.o.gaps(r)
+	te := r.since(now).Add(gap).UnixNano()
 	if r.Skipped {
 		te = b.te // not contacted: no gap
+	} else {
+		b.gap = int64(steady)
 	}
 	var derr error
 	if r.Requeue {
@@ -486,6 +496,7 @@ func (m *Mercator) Done(l *Lease, r Result) error {
 		u := l.URL
 		u.Priority = m.clamp(u.Priority)
 		b.again = slices.Insert(b.again, 0, u)
+		b.fresh = b.wasFresh // robots.txt came first: the page is still to come
 		m.count(j, u.Priority)
 		m.queued++
 	} else if !r.Revisit.IsZero() {
@@ -774,7 +785,7 @@ func (m *Mercator) markHadQueue(kh uint64) {
 func (m *Mercator) activate(j int32, now time.Time) {
 	b := &m.back[j]
 	n := now.UnixNano()
-	b.te, b.fresh = n, true
+	b.te, b.fresh, b.gap = n, true, m.gap0
 	if len(m.retired) > 0 {
 		if t, ok := m.retired[b.kh]; ok {
 			b.te, b.fresh = max(b.te, t), false

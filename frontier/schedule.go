@@ -1,6 +1,9 @@
 package frontier
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // HostOrder is how a Mercator frontier chooses among hosts
 // (Options.HostOrder): which host a free worker contacts, and which hosts
@@ -25,13 +28,19 @@ const (
 	// as its politeness allows:
 	//
 	//   - Among the back queues whose host may be contacted now, the next
-	//     lease goes to the one holding a URL of the highest priority
-	//     (front queue), so the Prioritizer still decides first; among
-	//     those, to a host never contacted (its first lease fetches
-	//     robots.txt and shows how big it is), then to the host with the
-	//     most URLs queued, then to the one that has waited longest.
-	//     A host with few URLs may wait behind bigger ones only while
-	//     every worker is busy; it never waits for an idle worker.
+	//     lease goes to a host whose first page has not been fetched yet
+	//     (its first lease fetches robots.txt, its second the page that
+	//     shows how big it is and which hosts it links to), then to the
+	//     host that is most overdue: due at its earliest contact time
+	//     less its URLs queued times its gap. A host holding n URLs is
+	//     due n gaps early, because draining it takes n gaps, and a host
+	//     with few URLs that has waited longer than that goes first. So
+	//     the hosts with the most work are served at every gap, and a
+	//     host with little is delayed, never starved; neither waits for
+	//     an idle worker. The Prioritizer orders the URLs of a host and
+	//     decides which hosts get back queues (front queues and lanes,
+	//     below), as in the book, where the back queue heap knows no
+	//     priority; PriorityFirst ranks ready hosts by it too.
 	//   - A URL whose host has a back queue joins that queue at once,
 	//     instead of waiting in the front queues for a refill to move it
 	//     there, so a host being crawled keeps its queue while its own
@@ -66,13 +75,24 @@ const (
 	// may be contacted earliest is served first, and URLs reach a back
 	// queue only when a refill moves them from the front queues.
 	EarliestContact
+	// PriorityFirst is MostWork, except that among the back queues whose
+	// host may be contacted now, the one holding a URL of the highest
+	// priority goes first, before hosts not yet fetched and hosts with
+	// more work. For a focused crawl, whose Prioritizer scores pages by
+	// relevance and whose best pages must not wait behind large hosts.
+	// With the default Depth it is breadth first across hosts, and a
+	// crawl takes longer: a host found deep in the link graph, however
+	// large, waits behind every shallower page.
+	PriorityFirst
 )
 
-// String returns "MostWork" or "EarliestContact".
+// String returns "MostWork", "EarliestContact" or "PriorityFirst".
 func (o HostOrder) String() string {
 	switch o {
 	case MostWork:
 		return "MostWork"
+	case PriorityFirst:
+		return "PriorityFirst"
 	case EarliestContact:
 		return "EarliestContact"
 	}
@@ -198,21 +218,36 @@ func (m *Mercator) clearCounts(j int32) {
 // heap orders the queues that may be contacted now by rank (see less).
 
 // less orders two back queues of the ready heap (ready) or of the wait
-// heap: the rank of MostWork (see HostOrder), te otherwise.
+// heap: the rank of MostWork or PriorityFirst (see HostOrder), te
+// otherwise.
 func (m *Mercator) less(ready bool, a, b int32) bool {
 	x, y := &m.back[a], &m.back[b]
 	if ready && m.work {
-		if x.top != y.top {
+		if m.prio && x.top != y.top {
 			return x.top > y.top
 		}
 		if x.fresh != y.fresh {
 			return x.fresh
 		}
-		if x.n != y.n {
-			return x.n > y.n
+		if dx, dy := x.due(), y.due(); dx != dy {
+			return dx < dy
 		}
 	}
 	return x.te < y.te
+}
+
+// maxLead bounds backQ.due's lead, a host's URLs times its gap, so that te
+// less it cannot overflow: about 73 years.
+const maxLead = int64(1) << 61
+
+// due is when MostWork counts b as due (see HostOrder): te less the time
+// its queued URLs take at its gap.
+func (b *backQ) due() int64 {
+	hi, lead := bits.Mul64(uint64(max(b.n, 0)), uint64(max(b.gap, 0)))
+	if hi != 0 || lead > uint64(maxLead) {
+		lead = uint64(maxLead)
+	}
+	return b.te - int64(lead)
 }
 
 func (m *Mercator) swap(h []int32, a, b int) {

@@ -320,17 +320,28 @@ func leaseAll(t *testing.T, m *frontier.Mercator, r frontier.Result) []string {
 	}
 }
 
-// TestMostWorkOrder: among the hosts that may be contacted now, the one
-// holding a URL of the highest priority goes first, then one never
-// contacted, then the one with the most URLs queued.
+// TestMostWorkOrder: among the hosts that may be contacted now, one whose
+// first page is still to come goes first (robots.txt handed back does not
+// change that), then the one with the most URLs queued; PriorityFirst
+// puts the highest priority before both.
 func TestMostWorkOrder(t *testing.T) {
 	hour := frontier.Politeness{K: -1, MinDelay: time.Hour}
+	noGap := frontier.Politeness{K: -1} // a host is ready again at once
+	big := []frontier.URL{{URL: "http://big.test/1", Depth: 7}, {URL: "http://big.test/2", Depth: 7},
+		{URL: "http://big.test/3", Depth: 7}}
+	known := []frontier.URL{{URL: "http://known.test/0"}, {URL: "http://known.test/1"}, {URL: "http://known.test/2"},
+		{URL: "http://known.test/3"}}
 	for _, tc := range []struct {
 		name  string
+		order frontier.HostOrder
 		pol   frontier.Politeness
-		setup []frontier.URL // added, then leased and finished in order, before add
-		add   []frontier.URL
-		first string
+		// setup: each group added, then its first URL leased and
+		// finished; robots: added, then its first URL leased and handed
+		// back with Requeue (robots.txt came first). Both before add.
+		setup  [][]frontier.URL
+		robots []frontier.URL
+		add    []frontier.URL
+		first  string
 	}{{
 		name: "most-urls",
 		pol:  hour,
@@ -338,29 +349,48 @@ func TestMostWorkOrder(t *testing.T) {
 			{URL: "http://big.test/3"}, {URL: "http://other.test/1"}},
 		first: "http://big.test/1",
 	}, {
-		name: "priority-before-size",
-		pol:  hour,
-		add: []frontier.URL{{URL: "http://big.test/1", Depth: 7}, {URL: "http://big.test/2", Depth: 7},
-			{URL: "http://big.test/3", Depth: 7}, {URL: "http://high.test/1", Depth: 0}},
+		name:  "size-before-priority",
+		pol:   hour,
+		add:   append(slices.Clone(big), frontier.URL{URL: "http://high.test/1", Depth: 0}),
+		first: "http://big.test/1",
+	}, {
+		name:  "priority-first",
+		order: frontier.PriorityFirst,
+		pol:   hour,
+		add:   append(slices.Clone(big), frontier.URL{URL: "http://high.test/1", Depth: 0}),
 		first: "http://high.test/1",
 	}, {
-		name: "never-contacted-before-size",
-		pol:  frontier.Politeness{K: -1}, // no gap: known.test is ready again at once
-		setup: []frontier.URL{{URL: "http://known.test/0"}, {URL: "http://known.test/1"}, {URL: "http://known.test/2"},
-			{URL: "http://known.test/3"}},
+		name:  "never-contacted-before-size",
+		pol:   noGap,
+		setup: [][]frontier.URL{known},
 		add:   []frontier.URL{{URL: "http://new.test/1"}},
 		first: "http://new.test/1",
+	}, {
+		name:   "robots-fetched-before-size",
+		pol:    noGap,
+		setup:  [][]frontier.URL{known},
+		robots: []frontier.URL{{URL: "http://new.test/1"}},
+		first:  "http://new.test/1",
+	}, {
+		name:  "page-fetched-by-size",
+		pol:   noGap,
+		setup: [][]frontier.URL{known, {{URL: "http://new.test/1"}, {URL: "http://new.test/2"}}},
+		first: "http://known.test/1",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMercator(t, frontier.Options{BackQueues: 8, Clock: frontiertest.NewFakeClock(frontiertest.Epoch), Politeness: tc.pol})
+			m := newMercator(t, frontier.Options{BackQueues: 8, Clock: frontiertest.NewFakeClock(frontiertest.Epoch),
+				Politeness: tc.pol, HostOrder: tc.order})
 			ctx := context.Background()
-			if len(tc.setup) > 0 {
-				if err := m.Add(ctx, tc.setup...); err != nil {
+			groups := tc.setup
+			if tc.robots != nil {
+				groups = append(slices.Clone(groups), tc.robots)
+			}
+			for i, g := range groups {
+				if err := m.Add(ctx, g...); err != nil {
 					t.Fatal(err)
 				}
-				// One lease: the host has been contacted.
-				l := poll(t, m, tc.setup[0].URL)
-				if err := m.Done(l, frontier.Result{}); err != nil {
+				r := frontier.Result{Requeue: tc.robots != nil && i == len(groups)-1}
+				if err := m.Done(poll(t, m, g[0].URL), r); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -374,6 +404,44 @@ func TestMostWorkOrder(t *testing.T) {
 			if l.URL.URL != tc.first {
 				t.Errorf("first lease %s, want %s", l.URL.URL, tc.first)
 			}
+		})
+	}
+}
+
+// TestMostWorkDue: of two contacted hosts that may be contacted now, the
+// one that has waited longest goes first unless the other holds enough
+// more URLs: a host holding n URLs is due n gaps before its contact time.
+func TestMostWorkDue(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		big   int // URLs of big.test, which waited 3 gaps less than small.test
+		first string
+	}{
+		{"overdue-small-first", 4, "http://small.test/1"}, // big due 3 gaps early: 1 gap after small
+		{"tie-waited-longest", 5, "http://small.test/1"},  // both due at the same time
+		{"big-first", 6, "http://big.test/1"},             // big due 1 gap before small
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+			m := newMercator(t, frontier.Options{BackQueues: 8, Clock: clk,
+				Politeness: frontier.Politeness{K: -1, MinDelay: time.Second}})
+			done := func(l *frontier.Lease) {
+				t.Helper()
+				if err := m.Done(l, frontier.Result{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mustAdd(t, m, "http://small.test/0", "http://small.test/1")
+			done(poll(t, m, "http://small.test/0")) // small.test: 1 URL, may be contacted at 1 s
+			clk.Advance(3 * time.Second)
+			var big []string
+			for i := range tc.big {
+				big = append(big, fmt.Sprintf("http://big.test/%d", i))
+			}
+			mustAdd(t, m, big...)
+			done(poll(t, m, big[0])) // big.test: tc.big-1 URLs, may be contacted at 4 s
+			clk.Advance(time.Second)
+			poll(t, m, tc.first)
 		})
 	}
 }
