@@ -81,9 +81,13 @@ type Options struct {
 
 	// MaxIdleConns caps the kept-alive connections of all hosts
 	// together. A crawl of many hosts contacts each one a politeness gap
-	// apart, so most idle connections would wait seconds for their next
-	// use while holding their buffers (about 10 KiB each, more over TLS);
-	// the cap trades a reconnect for that memory. Default 256.
+	// apart, so most idle connections wait for their next use while
+	// holding their buffers (about 10 KiB each, more over TLS); the cap
+	// trades a reconnect for that memory. Below the number of hosts a
+	// crawl turns over, the oldest connection goes first and nearly every
+	// request reconnects: a crawl of 1,000 hosts at 64 workers opened
+	// 4,800 connections with a cap of 256 and 1,006 with 1,024. Default
+	// 1024 (about 10 MiB when full).
 	MaxIdleConns int
 
 	// IdleConnTimeout closes a kept-alive connection unused this long.
@@ -206,7 +210,7 @@ func (o Options) withDefaults() Options {
 		o.MaxIdleConnsPerHost = 2
 	}
 	if o.MaxIdleConns <= 0 {
-		o.MaxIdleConns = 256
+		o.MaxIdleConns = 1024
 	}
 	if o.IdleConnTimeout <= 0 {
 		o.IdleConnTimeout = 30 * time.Second
