@@ -35,7 +35,7 @@ func BenchmarkCrawlDiscovery(b *testing.B) {
 	for b.Loop() {
 		web.ResetLog()
 		c0, start := cpuTime(), time.Now()
-		_, _, el := naiveCrawl(b, web, traps, crawlHosts, true)
+		_, _, el := naiveCrawl(b, web, traps, bestWorkers, true)
 		naiveCPU += cpuTime() - c0
 		naiveEnd += el
 		naive := firstContacts(web.Log(), start)
@@ -46,7 +46,7 @@ func BenchmarkCrawlDiscovery(b *testing.B) {
 			Resolver: dns.ResolverFunc(func(context.Context, string) ([]netip.Addr, error) {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 			}),
-			AllowPrivate: true, PrivateSuffixes: []string{web.Domain()}, Workers: crawlHosts,
+			AllowPrivate: true, PrivateSuffixes: []string{web.Domain()}, Workers: bestWorkers,
 			DelayFactor: -1, MinDelay: crawlGap, MaxRetries: -1, NoSitemaps: true, // as BenchmarkCrawlCrawlkit
 			Filters: append(frontier.DefaultFilters(), frontier.Domains(nil, trapHosts(web))),
 			Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
