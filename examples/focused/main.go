@@ -235,8 +235,13 @@ func crawlBudget(ctx context.Context, s setup, p *Focus) (result, error) {
 		for i := range weights {
 			weights[i] = math.Pow(focusBias, float64(i))
 		}
+		// PriorityFirst: among the hosts that may be contacted, the one
+		// holding the most relevant URL goes first, rather than the one
+		// with the most work, which a crawl with a page budget does not
+		// finish anyway.
 		f, err := frontier.NewMercator(&frontier.Options{
 			FrontQueues: frontierLevels, Workers: s.workers, Prioritizer: p, Weights: weights,
+			HostOrder:  frontier.PriorityFirst,
 			Politeness: frontier.Politeness{K: 10, MaxDelay: time.Minute},
 		})
 		if err != nil {
