@@ -217,3 +217,29 @@ func TestWebParse(t *testing.T) {
 		t.Errorf("only %d HTML pages parsed", n)
 	}
 }
+
+// TestKeepAliveAcrossHosts: a crawl turns over many hosts, each contacted
+// again a gap later; the default idle pool keeps one connection for each
+// of 600, so the second round reuses them all. (With a pool of 256, the
+// oldest connections were closed and nearly every request reconnected.)
+func TestKeepAliveAcrossHosts(t *testing.T) {
+	w, f := newWeb(t, fetchtest.Config{Seed: 1, Hosts: 600})
+	hosts := w.OrdinaryHosts()
+	if len(hosts) < 590 {
+		t.Fatalf("%d ordinary hosts", len(hosts))
+	}
+	for range 2 {
+		for _, h := range hosts {
+			if _, err := get(t, f, w.PagesOf(h)[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	conns := map[uint64]bool{}
+	for _, r := range w.Log() {
+		conns[r.ConnID] = true
+	}
+	if len(conns) != len(hosts) {
+		t.Errorf("%d connections for %d hosts fetched twice, want one per host", len(conns), len(hosts))
+	}
+}
