@@ -84,6 +84,15 @@ type Config struct {
 	// frontier.FetchObserver is told of every page first). Default:
 	// breadth first (frontier.Depth).
 	Prioritizer frontier.Prioritizer
+	// HostOrder is how the default frontier chooses among the hosts that
+	// may be contacted (frontier.HostOrder). Default frontier.MostWork:
+	// a host's first page first, then the hosts with the most work left,
+	// so the crawl ends as soon as politeness allows; the Prioritizer
+	// orders each host's URLs and which hosts get back queues.
+	// frontier.PriorityFirst ranks the hosts by the Prioritizer first,
+	// for a focused crawl whose most relevant pages must not wait behind
+	// large hosts.
+	HostOrder frontier.HostOrder
 	// Canonicalizer turns URLs into the duplicate-URL key. Default: the
 	// zero urlnorm.Canonicalizer (urlnorm.Canonical).
 	Canonicalizer *urlnorm.Canonicalizer
@@ -299,6 +308,10 @@ func (c *Config) validate() error {
 		return bad("Agent configures the default robots.Cache; with your own, set robots.Options.Agent")
 	case c.Frontier != nil && c.Prioritizer != nil:
 		return bad("Prioritizer configures the default Frontier; with your own, give it to that frontier")
+	case c.HostOrder != frontier.MostWork && c.HostOrder != frontier.EarliestContact && c.HostOrder != frontier.PriorityFirst:
+		return bad("unknown HostOrder %v", c.HostOrder)
+	case c.Frontier != nil && c.HostOrder != frontier.MostWork:
+		return bad("HostOrder configures the default Frontier; with your own, set its Options.HostOrder")
 	case c.MaxLinksPerPage < 0:
 		return bad("MaxLinksPerPage %d < 0", c.MaxLinksPerPage)
 	case c.Parser != nil && c.MaxLinksPerPage != 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +44,9 @@ func TestConfigValidation(t *testing.T) {
 		{"agent with own robots cache", Config{Robots: cache, Agent: "bot"}, false},
 		{"own robots cache", Config{Robots: cache}, true},
 		{"prioritizer with own frontier", Config{Frontier: fifo, Prioritizer: frontier.Depth{}}, false},
+		{"host order with own frontier", Config{Frontier: fifo, HostOrder: frontier.PriorityFirst}, false},
+		{"unknown host order", Config{HostOrder: frontier.PriorityFirst + 1}, false},
+		{"priority first", Config{HostOrder: frontier.PriorityFirst}, true},
 		{"agent not a product token", Config{Agent: "my bot/1.0"}, false},
 		{"agent with a digit", Config{Agent: "My-Bot_2"}, false},
 		{"agent letters", Config{Agent: "MyBot"}, true},
@@ -115,5 +119,47 @@ func TestRetriesForgotten(t *testing.T) {
 	defer e.mu.Unlock()
 	if len(e.retries) != 0 {
 		t.Errorf("%d retry counts left after the crawl: %v", len(e.retries), e.retries)
+	}
+}
+
+// TestConfigHostOrder: HostOrder reaches the default frontier. Of two
+// hosts never contacted, one holding three URLs and one holding a URL of
+// the highest priority, MostWork leases the larger first and
+// PriorityFirst the higher priority.
+func TestConfigHostOrder(t *testing.T) {
+	high := frontier.PrioritizerFunc(func(u *frontier.URL, levels int) int {
+		if strings.Contains(u.URL, "high.test") {
+			return levels - 1
+		}
+		return 0
+	})
+	for _, tc := range []struct {
+		order frontier.HostOrder
+		first string
+	}{
+		{frontier.MostWork, "http://big.test/1"},
+		{frontier.PriorityFirst, "http://high.test/1"},
+	} {
+		t.Run(tc.order.String(), func(t *testing.T) {
+			c, err := New(Config{HostOrder: tc.order, Prioritizer: high, MinDelay: time.Second, Logger: quietLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.closeAll()
+			var urls []frontier.URL
+			for _, u := range []string{"http://big.test/1", "http://big.test/2", "http://big.test/3", "http://high.test/1"} {
+				urls = append(urls, frontier.URL{URL: u})
+			}
+			if err := c.front.Add(context.Background(), urls...); err != nil {
+				t.Fatal(err)
+			}
+			l, _, err := c.front.(frontier.Poller).Poll()
+			if err != nil || l == nil {
+				t.Fatalf("Poll = %v, %v", l, err)
+			}
+			if l.URL.URL != tc.first {
+				t.Errorf("first lease %s, want %s", l.URL.URL, tc.first)
+			}
+		})
 	}
 }

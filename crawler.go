@@ -190,7 +190,7 @@ func (c *Crawler) assemble() error {
 	}
 	c.front = cfg.Frontier
 	if c.front == nil {
-		o := frontier.Options{Workers: cfg.Workers, Prioritizer: cfg.Prioritizer, Politeness: c.pol}
+		o := frontier.Options{Workers: cfg.Workers, Prioritizer: cfg.Prioritizer, HostOrder: cfg.HostOrder, Politeness: c.pol}
 		if qs, ok := cfg.State.(QueueStorer); ok {
 			st, err := qs.QueueStore()
 			if err != nil {
