@@ -336,8 +336,9 @@ func TestMostWorkOrder(t *testing.T) {
 		order frontier.HostOrder
 		pol   frontier.Politeness
 		// setup: each group added, then its first URL leased and
-		// finished; robots: added, then its first URL leased and handed
-		// back with Requeue (robots.txt came first). Both before add.
+		// finished, half a second apart; robots: added, then its first
+		// URL leased and handed back with Requeue (robots.txt came
+		// first). Both before add, a minute before the Poll.
 		setup  [][]frontier.URL
 		robots []frontier.URL
 		add    []frontier.URL
@@ -372,14 +373,16 @@ func TestMostWorkOrder(t *testing.T) {
 		robots: []frontier.URL{{URL: "http://new.test/1"}},
 		first:  "http://new.test/1",
 	}, {
-		name:  "page-fetched-by-size",
-		pol:   noGap,
-		setup: [][]frontier.URL{known, {{URL: "http://new.test/1"}, {URL: "http://new.test/2"}}},
+		name: "page-fetched-by-size",
+		// new.test waited half a second longer, but known.test holds two
+		// URLs more: it is due 1.5 s before new.test.
+		pol:   frontier.Politeness{K: -1, MinDelay: time.Second},
+		setup: [][]frontier.URL{{{URL: "http://new.test/1"}, {URL: "http://new.test/2"}}, known},
 		first: "http://known.test/1",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMercator(t, frontier.Options{BackQueues: 8, Clock: frontiertest.NewFakeClock(frontiertest.Epoch),
-				Politeness: tc.pol, HostOrder: tc.order})
+			clk := frontiertest.NewFakeClock(frontiertest.Epoch)
+			m := newMercator(t, frontier.Options{BackQueues: 8, Clock: clk, Politeness: tc.pol, HostOrder: tc.order})
 			ctx := context.Background()
 			groups := tc.setup
 			if tc.robots != nil {
@@ -393,7 +396,9 @@ func TestMostWorkOrder(t *testing.T) {
 				if err := m.Done(poll(t, m, g[0].URL), r); err != nil {
 					t.Fatal(err)
 				}
+				clk.Advance(time.Second / 2)
 			}
+			clk.Advance(time.Minute) // the setup's gaps are over
 			if err := m.Add(ctx, tc.add...); err != nil {
 				t.Fatal(err)
 			}
