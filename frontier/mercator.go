@@ -94,8 +94,9 @@ func (o *Options) ensureDefaults() {
 
 // backQ is one back queue: the host it serves, the earliest time te it may
 // be contacted again, its place in the heaps and its outstanding lease,
-// and what the ready heap ranks it by: how many URLs it holds and the
-// highest priority among them.
+// and what the ready heap ranks it by: whether its first page is still to
+// come, how many URLs it holds, its gap and the highest priority among
+// its URLs.
 type backQ struct {
 	key   string
 	kh    uint64 // keyHash(key)
