@@ -567,6 +567,10 @@ func (s *shards) replay(ctx context.Context, last map[int]uint64) (map[int]*shar
 	return images, read, err
 }
 
+// replayConsumerCreated, when set (by tests), runs right after replayInto
+// has created its consumer.
+var replayConsumerCreated func()
+
 // replayInto applies to images the records of their shards' journals up
 // to last, and their entries of the node logs, from the stream sequence
 // start (0: from the beginning). It returns the last stream sequence it
@@ -599,13 +603,19 @@ func (s *shards) replayInto(ctx context.Context, images map[int]*shardImage, las
 		_ = s.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 		cancel()
 	}()
+	if replayConsumerCreated != nil {
+		replayConsumerCreated()
+	}
 	left := len(last)
-	// Fetch exactly what the journals and logs hold: a fetch of more
-	// than is stored waits its whole MaxWait before returning the rest,
-	// which made every takeover RequestTimeout longer.
+	// Read what the journals and logs held when the consumer was made, and
+	// no more: a fetch of more than is stored waits its whole MaxWait.
+	// Without waiting at all, since some of it may be gone by the time it
+	// is read: a live node purges the head of its log as its shards fold
+	// it, and a Fetch asking for the purged records waited RequestTimeout,
+	// which made a takeover 7 s instead of 2.
 	pending := cons.CachedInfo().NumPending
 	for pending > 0 {
-		batch, err := cons.Fetch(int(min(pending, 256)), jetstream.FetchMaxWait(s.n.opts.RequestTimeout))
+		batch, err := cons.FetchNoWait(int(min(pending, 256)))
 		if err != nil {
 			return read, err
 		}
