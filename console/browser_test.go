@@ -147,9 +147,12 @@ func TestBrowser(t *testing.T) {
 	if bin == "" {
 		t.Skip("no Chromium: install it (Debian: apt-get install -y chromium) or set CRAWLKIT_CHROMIUM to a Chrome binary")
 	}
-	// Answers delayed 15 ms: with the politeness gap the crawl takes
-	// about 8 s, and is stopped once the live updates are checked.
-	tc := newTestCrawl(t, 15*time.Millisecond, &Options{Refresh: time.Second, Controls: true})
+	// Answers delayed 40 ms: with the politeness gap (ten fetch times)
+	// the crawl is about half done when the browser loads the console
+	// (61 of some 130 pages under -race), and is stopped once the live
+	// updates are checked. At 15 ms, with its largest host served from
+	// the start, it could end before the browser looked.
+	tc := newTestCrawl(t, 40*time.Millisecond, &Options{Refresh: time.Second, Controls: true})
 	ch := &countingHandler{h: tc.k, delay: 300 * time.Millisecond}
 	srv := httptest.NewServer(ch)
 	defer srv.Close()
