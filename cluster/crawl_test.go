@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,13 @@ import (
 	"github.com/crawlkit/crawlkit/index"
 )
 
+// The cluster crawl tests that check only what was fetched (each page
+// once, one request per host at a time, the reference's pages) run in
+// parallel: each has its own web, NATS server and stream names, and they
+// spend their time waiting on gaps, leases and AckWait, not on the CPU.
+// The tests that bound a time (a takeover, a rate, a lookup) run alone.
+
+// simWeb is the generated web the cluster crawl tests crawl.
 func simWeb() *fetchtest.Web {
 	return fetchtest.NewWeb(fetchtest.Config{Seed: 5, Hosts: 12, MeanPages: 8, ChangePeriods: []time.Duration{0},
 		CrawlDelay: 20 * time.Millisecond, RetryAfter: 20 * time.Millisecond})
@@ -68,20 +76,40 @@ func timingDependent(page string) bool {
 	return strings.HasPrefix(page, "trap-") || strings.HasPrefix(page, "mirror") && !strings.HasSuffix(page, "/")
 }
 
-// referenceCrawl crawls web with one plain crawler and returns its pages.
-func referenceCrawl(t *testing.T, web *fetchtest.Web) map[string]int {
+// referenceCrawl returns the pages one plain crawler fetches from
+// simWeb. It crawls a web of its own once per test binary: every test
+// of the package crawls the same generated web, and the crawl takes about
+// 5 s (the trap hosts' 50 pages at the gap), so repeating it in each
+// test made a third of the package's time. The result is a copy.
+func referenceCrawl(t *testing.T) map[string]int {
 	t.Helper()
-	c, err := crawlkit.New(crawlConfig(web, "reference"))
-	if err != nil {
-		t.Fatal(err)
+	refOnce.Do(func() {
+		web := simWeb()
+		defer web.Close()
+		c, err := crawlkit.New(crawlConfig(web, "reference"))
+		if err != nil {
+			refErr = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if _, err := c.Run(ctx); err != nil {
+			refErr = err
+			return
+		}
+		refPages = fetched(web, func(ua string) bool { return ua == "reference" })
+	})
+	if refErr != nil {
+		t.Fatalf("reference crawl: %v", refErr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return fetched(web, func(ua string) bool { return ua == "reference" })
+	return maps.Clone(refPages)
 }
+
+var (
+	refOnce  sync.Once
+	refPages map[string]int
+	refErr   error
+)
 
 // dupLog records every duplicate a ContentSeen reported: the URL and the
 // URL of the first copy.
@@ -327,9 +355,10 @@ func (tc *testCluster) check(ring *Ring, ref map[string]int, allowTwice func(pag
 // index shards that ranks like one index of all pages (and answers
 // partially when a node is gone).
 func TestCrawlThreeNodes(t *testing.T) {
+	t.Parallel()
 	web := simWeb()
 	defer web.Close()
-	ref := referenceCrawl(t, web)
+	ref := referenceCrawl(t)
 	srv := startTestServer(t)
 	nopts := natsOptions()
 	tc := newTestCluster(t, web, 3, func(string) Options {
@@ -409,9 +438,10 @@ func queryTexts(s *index.Shard) []string {
 // starts it again on the same checkpoint directory: the cluster still
 // fetches every page one crawler fetches.
 func TestCrawlNodeRestart(t *testing.T) {
+	t.Parallel()
 	web := simWeb()
 	defer web.Close()
-	ref := referenceCrawl(t, web)
+	ref := referenceCrawl(t)
 	srv := startTestServer(t)
 	nopts := natsOptions()
 	nopts.AckWait = time.Second // what a dead consumer had prefetched comes back after this

@@ -160,9 +160,10 @@ func TestCrawlSurvivesNATSServerLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a three-server JetStream cluster and a crawl (about 20 s)")
 	}
+	t.Parallel()
 	web := simWeb()
 	defer web.Close()
-	ref := referenceCrawl(t, web)
+	ref := referenceCrawl(t)
 	servers := startNATSCluster(t, 3)
 	var urls []string
 	for _, s := range servers {
