@@ -24,10 +24,7 @@ func TestTwoProcessCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the command: not in -short mode")
 	}
-	bin := filepath.Join(t.TempDir(), "crawler")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCrawler(t)
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 4, Hosts: 12, MeanPages: 8, MaxPages: 30, ChangePeriods: []time.Duration{0},
 		CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
 	defer web.Close()

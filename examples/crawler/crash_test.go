@@ -55,10 +55,7 @@ func TestCrashConsistency(t *testing.T) {
 	if os.Getenv("CRAWLKIT_LONG") == "1" {
 		kills, hosts, pages = 20, 40, 14
 	}
-	bin := filepath.Join(t.TempDir(), "crawler")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCrawler(t)
 	const crawlDelay = 150 * time.Millisecond
 	web := fetchtest.NewWeb(fetchtest.Config{Seed: 17, Hosts: hosts, MeanPages: pages, Latency: 5 * time.Millisecond,
 		ChangePeriods: []time.Duration{0}, CrawlDelay: crawlDelay, RetryAfter: 20 * time.Millisecond})

@@ -37,10 +37,7 @@ var (
 //	go test ./examples/crawler -run '^$' -bench CrawlRSS -benchtime 1x -timeout 60m \
 //		-crawl.sizes 10000,100000,1000000
 func BenchmarkCrawlRSS(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "crawler")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCrawler(b)
 	for _, size := range strings.Split(*rssSizes, ",") {
 		pages, err := strconv.Atoi(strings.TrimSpace(size))
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,14 +28,43 @@ func simWeb(t *testing.T, cfg fetchtest.Config) (*fetchtest.Web, string) {
 	return web, srv.Addr()
 }
 
-// buildCrawler builds the command into a temporary directory.
-func buildCrawler(t *testing.T) string {
+// buildCrawler builds the command once per test binary, into a
+// directory TestMain removes, and returns its path: the tests that run
+// it as a process share one build.
+func buildCrawler(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "crawler")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	crawlerOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "crawler-test-")
+		if err != nil {
+			crawlerErr = err
+			return
+		}
+		crawlerDir = dir
+		bin := filepath.Join(dir, "crawler")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			crawlerErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		crawlerBin = bin
+	})
+	if crawlerErr != nil {
+		t.Fatal(crawlerErr)
 	}
-	return bin
+	return crawlerBin
+}
+
+var (
+	crawlerOnce            sync.Once
+	crawlerDir, crawlerBin string
+	crawlerErr             error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if crawlerDir != "" {
+		os.RemoveAll(crawlerDir)
+	}
+	os.Exit(code)
 }
 
 // pageFetches counts the web's 2xx answers to anything but robots.txt

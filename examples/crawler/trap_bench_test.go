@@ -35,10 +35,7 @@ var (
 //
 //	go test ./examples/crawler -run '^$' -bench SubdomainTrapRSS -benchtime 1x -crawl.trapfor 10m -timeout 30m
 func BenchmarkSubdomainTrapRSS(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "crawler")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCrawler(b)
 	for range b.N {
 		web := fetchtest.NewWeb(fetchtest.Config{Seed: 5, Hosts: 200, MeanPages: 30, SubdomainTrap: "explode.test",
 			ChangePeriods: []time.Duration{0}, CrawlDelay: 10 * time.Millisecond, RetryAfter: 10 * time.Millisecond})
