@@ -22,12 +22,6 @@ import (
 	"github.com/crawlkit/crawlkit/index"
 )
 
-// The cluster crawl tests that check only what was fetched (each page
-// once, one request per host at a time, the reference's pages) run in
-// parallel: each has its own web, NATS server and stream names, and they
-// spend their time waiting on gaps, leases and AckWait, not on the CPU.
-// The tests that bound a time (a takeover, a rate, a lookup) run alone.
-
 // simWeb is the generated web the cluster crawl tests crawl.
 func simWeb() *fetchtest.Web {
 	return fetchtest.NewWeb(fetchtest.Config{Seed: 5, Hosts: 12, MeanPages: 8, ChangePeriods: []time.Duration{0},
@@ -355,7 +349,6 @@ func (tc *testCluster) check(ring *Ring, ref map[string]int, allowTwice func(pag
 // index shards that ranks like one index of all pages (and answers
 // partially when a node is gone).
 func TestCrawlThreeNodes(t *testing.T) {
-	t.Parallel()
 	web := simWeb()
 	defer web.Close()
 	ref := referenceCrawl(t)
@@ -438,7 +431,6 @@ func queryTexts(s *index.Shard) []string {
 // starts it again on the same checkpoint directory: the cluster still
 // fetches every page one crawler fetches.
 func TestCrawlNodeRestart(t *testing.T) {
-	t.Parallel()
 	web := simWeb()
 	defer web.Close()
 	ref := referenceCrawl(t)

@@ -160,7 +160,6 @@ func TestCrawlSurvivesNATSServerLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a three-server JetStream cluster and a crawl (about 20 s)")
 	}
-	t.Parallel()
 	web := simWeb()
 	defer web.Close()
 	ref := referenceCrawl(t)

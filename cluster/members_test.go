@@ -133,7 +133,6 @@ func TestMembersConfigMismatch(t *testing.T) {
 // it: the two others take its shards over after its lease and finish the
 // crawl with every page one crawler fetches, politely.
 func TestMembersKill(t *testing.T) {
-	t.Parallel()
 	web, ref, tc := memberSetup(t, nil)
 	for _, name := range tc.names {
 		tc.start(name, "")
@@ -208,7 +207,6 @@ func waitPages(t *testing.T, tc *testCluster, name string, n int) {
 // so no page is fetched twice, none is missed, and no host sees two
 // requests at once.
 func TestMembersScale(t *testing.T) {
-	t.Parallel()
 	web := simWeb()
 	defer web.Close()
 	ref := referenceCrawl(t)
@@ -235,7 +233,6 @@ func TestMembersScale(t *testing.T) {
 // cannot contact the hosts or write the journals of the shards it lost,
 // and no shard is ever owned by two nodes.
 func TestMembersFencing(t *testing.T) {
-	t.Parallel()
 	srv := startTestServer(t)
 	web := simWeb()
 	defer web.Close()
@@ -412,7 +409,6 @@ func TestMembersSurviveNATSServerLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a three-server JetStream cluster and a crawl (about 20 s)")
 	}
-	t.Parallel()
 	web := simWeb()
 	defer web.Close()
 	ref := referenceCrawl(t)
@@ -477,7 +473,6 @@ func TestMembersSurviveNATSServerLoss(t *testing.T) {
 // its shards from snapshots and finish the crawl with nothing lost, and
 // every journal holds about its snapshot and the records since.
 func TestMembersCompaction(t *testing.T) {
-	t.Parallel()
 	const every = 4
 	web, ref, tc := memberSetup(t, func(_ string, o *Options) { o.CompactAfter = every })
 	for _, name := range tc.names {
@@ -523,7 +518,6 @@ func TestMembersCompaction(t *testing.T) {
 // restarted crawl counts on from what the first one committed, and the
 // crawl as a whole is still complete.
 func TestMembersResume(t *testing.T) {
-	t.Parallel()
 	web, ref, tc := memberSetup(t, nil)
 	tc.hold = make(chan struct{}) // the crawls begin once all are members
 	dirs := map[string]string{}
@@ -570,7 +564,6 @@ func TestMembersResume(t *testing.T) {
 // one of three members mid-crawl: the survivors take its shards over
 // into their databases and finish the crawl with nothing lost.
 func TestMembersStateDir(t *testing.T) {
-	t.Parallel()
 	dirs := map[string]string{}
 	web, ref, tc := memberSetup(t, func(name string, o *Options) {
 		dirs[name] = filepath.Join(t.TempDir(), "state")
@@ -596,7 +589,6 @@ func TestMembersStateDir(t *testing.T) {
 // recorded in the last second before the crash (not journaled yet) may be
 // lost.
 func TestMembersFingerprintsMove(t *testing.T) {
-	t.Parallel()
 	_, _, tc := memberSetup(t, nil)
 	var mu sync.Mutex
 	noted := map[uint64]time.Time{} // every fingerprint any member recorded first
@@ -656,7 +648,6 @@ func TestMembersFingerprintsMove(t *testing.T) {
 // all three are members, so that the seeds' links to other hosts cross
 // members.
 func TestMembersOutbox(t *testing.T) {
-	t.Parallel()
 	web, ref, tc := memberSetup(t, nil)
 	tc.created = func(_ string, nd *Node) { nd.splitter.hold.Store(true) }
 	tc.hold = make(chan struct{})
@@ -722,7 +713,6 @@ func logJournal(t *testing.T, s *shards, subj string) {
 // they are stored before the commit returns, not left in the splitter's
 // buffer for a kill to lose.
 func TestMembersFencedLinksStored(t *testing.T) {
-	t.Parallel()
 	_, _, tc := memberSetup(t, nil)
 	for _, name := range tc.names {
 		tc.start(name, "")

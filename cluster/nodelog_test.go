@@ -171,7 +171,6 @@ func split(who string) (string, uint64) {
 // sends the shard's new URLs to its owner; its other shards' changes are
 // written.
 func TestMembersRevokeFences(t *testing.T) {
-	t.Parallel()
 	_, _, tc := memberSetup(t, nil)
 	for _, name := range tc.names {
 		tc.start(name, "")
@@ -275,7 +274,6 @@ func FuzzDecodeGroupRecord(f *testing.F) {
 // not folded, and the log of a member that died is purged once every
 // shard it touched is past it (its claimers snapshot those shards).
 func TestMembersLogsPurged(t *testing.T) {
-	t.Parallel()
 	// n2 never folds: all it committed is in its log when it dies.
 	web, ref, tc := memberSetup(t, func(name string, o *Options) {
 		o.FoldEvery = 100 * time.Millisecond
