@@ -73,8 +73,8 @@ func timingDependent(page string) bool {
 // referenceCrawl returns the pages one plain crawler fetches from
 // simWeb. It crawls a web of its own once per test binary: every test
 // of the package crawls the same generated web, and the crawl takes about
-// 5 s (the trap hosts' 50 pages at the gap), so repeating it in each
-// test made a third of the package's time. The result is a copy.
+// 5 s, so repeating it in each test made a third of the package's time.
+// The result is a copy.
 func referenceCrawl(t *testing.T) map[string]int {
 	t.Helper()
 	refOnce.Do(func() {

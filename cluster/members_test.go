@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -196,7 +197,16 @@ func waitPages(t *testing.T, tc *testCluster, name string, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s fetched only %d pages", name, got)
+			// What the others did meanwhile tells a node that never got
+			// work from a crawl that ended without it.
+			tc.mu.Lock()
+			all := maps.Clone(tc.pages)
+			tc.mu.Unlock()
+			owned := -1
+			if nd := tc.node(name); nd != nil {
+				owned = nd.OwnedShards()
+			}
+			t.Fatalf("%s fetched only %d pages in 30 s, owning %d shards; pages by node %v", name, got, owned, all)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
