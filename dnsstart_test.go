@@ -23,8 +23,8 @@ import (
 // resolved as soon as they are queued (the resolver's Prefetch), 2,000 A
 // and AAAA queries at once; none may be lost to wait out an attempt
 // timeout (1.5 s): every host's first request goes out with no pause of
-// that size between two requests of the crawl, and the resolver needs
-// next to no retry.
+// that size between two requests of the crawl, and the server reads
+// next to every query the resolver sends.
 func TestCrawlStartResolvesAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a crawl of 1,000 hosts")
@@ -107,10 +107,15 @@ func TestCrawlStartResolvesAtOnce(t *testing.T) {
 	if pause >= timeout/2 {
 		t.Errorf("a pause of %v between two requests: a lost query waits %v", pause, timeout)
 	}
-	// An answer late under a loaded machine's scheduling counts as a
-	// timeout and a retry too (6 of 2,016 under the parallel test
-	// suite); a lost burst counted 1,488 of each.
-	if st.Timeouts > hosts/10 || st.Retries > hosts/10 {
-		t.Errorf("%d timeouts and %d retries for %d queries, want ≤ %d", st.Timeouts, st.Retries, st.Queries, hosts/10)
+	// A query the server never read is the defect this test is for: a
+	// burst overflowed its receive queue (1,488 of 2,016 were lost so).
+	// A timeout beyond those is an answer that came later than the
+	// adaptive timeout (at least Options.MinTimeout) while a loaded
+	// machine held the server back: the lookup still takes it when it
+	// comes, and the retry costs one more query. Those are logged, not
+	// judged: beside the cluster and crawler packages' race-enabled
+	// tests they ranged from 0 to 328 of 2,010, with every query read.
+	if lost := int(st.Queries) - received; lost > hosts/10 {
+		t.Errorf("%d of %d queries never read by the server, want ≤ %d", lost, st.Queries, hosts/10)
 	}
 }
