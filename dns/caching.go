@@ -509,18 +509,16 @@ func (x *exchange) wait(server string, until time.Time, signal <-chan struct{}, 
 		x.timer.Reset(time.Until(at))
 		x.armed = at
 	}
+	// A result that has come goes first, whatever else is ready: a wait
+	// whose time is up still takes the answer that came with it.
 	select {
 	case r := <-x.results:
-		x.open--
-		m, srv, e := x.take(r)
-		if m != nil {
-			return evDone, 0, outcome{msg: m, server: srv}
-		}
-		if x.ctx.Err() != nil {
-			return evDone, 0, outcome{server: srv, err: x.c.stopped(x.name, srv)}
-		}
-		x.last = e
-		return evFailure, r.attempt, outcome{}
+		return x.result(r)
+	default:
+	}
+	select {
+	case r := <-x.results:
+		return x.result(r)
 	case <-x.timer.C:
 		x.armed = time.Time{} // fired: arm again whatever the next time
 		if time.Now().Before(x.final) {
@@ -542,6 +540,20 @@ func (x *exchange) wait(server string, until time.Time, signal <-chan struct{}, 
 	case <-x.ctx.Done():
 		return evDone, 0, outcome{server: server, err: x.c.stopped(x.name, server)}
 	}
+}
+
+// result is wait's event for result r.
+func (x *exchange) result(r udpResult) (event, int, outcome) {
+	x.open--
+	m, srv, e := x.take(r)
+	if m != nil {
+		return evDone, 0, outcome{msg: m, server: srv}
+	}
+	if x.ctx.Err() != nil {
+		return evDone, 0, outcome{server: srv, err: x.c.stopped(x.name, srv)}
+	}
+	x.last = e
+	return evFailure, r.attempt, outcome{}
 }
 
 // take reads one result: a usable answer and its server, or the failure.
@@ -612,19 +624,33 @@ func (x *exchange) acquire(u *udpConn) (outcome, bool) {
 // (recomputed when the RTO drops), taking the results of earlier
 // attempts meanwhile. The query gives its place in the window up after
 // windowHold, or when its wait ends if that comes first.
+//
+// A wait that ends while answers sit unread in the socket is not over
+// yet: on a machine whose cores are all busy, the socket's reader may
+// not run for tens of milliseconds after an answer came (a goroutine a
+// socket wakes is found when a core runs out of work, or by the
+// runtime's monitor at most every 10 ms), and the answer would be asked
+// for again. Until the reader has read the socket empty, for at most
+// one more wait, the attempt waits for it; an answer lost leaves the
+// socket empty, and is asked again at once as before.
 func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 	c := x.c
 	s := x.sent[i]
 	hold := s.w.sent.Add(windowHold)
 	holding := true
+	var grace time.Time      // while set, the wait is over and answers were unread
+	var read <-chan struct{} // closed when the reader has read a batch
 	x.current = i
 	defer func() { x.current = -1 }()
 	for {
-		until := s.w.sent.Add(c.opts.waitFrom(rto.rto, i))
+		until, signal := s.w.sent.Add(c.opts.waitFrom(rto.rto, i)), rto.drop
+		if !grace.IsZero() {
+			until, signal = grace, read
+		}
 		if holding && hold.Before(until) {
 			until = hold
 		}
-		ev, failed, out := x.wait(s.u.server, until, rto.drop, nil)
+		ev, failed, out := x.wait(s.u.server, until, signal, nil)
 		switch {
 		case ev == evDone:
 			return out, true
@@ -635,10 +661,24 @@ func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 				continue
 			}
 			fallthrough
-		case ev == evTick: // no answer in time
+		case ev == evTick:
+			if grace.IsZero() {
+				grace = time.Now().Add(c.opts.waitFrom(rto.rto, i))
+			}
+			if read = s.u.readSignal(); time.Now().Before(grace) && s.u.unread() {
+				continue
+			}
+			// No answer in time.
 			c.stats.timeouts.Add(1)
 			x.last = &Error{Name: x.name, Kind: Timeout, Server: s.u.server, Err: context.DeadlineExceeded}
 			return outcome{}, false
+		case ev == evSignal && !grace.IsZero():
+			// The reader has read a batch: its answers are taken first
+			// by the next wait. With the socket read empty, that wait
+			// is the last.
+			if read = s.u.readSignal(); !s.u.unread() {
+				grace = time.Now()
+			}
 		case ev == evSignal:
 			rto = s.u.rto()
 		case failed == i: // this attempt failed

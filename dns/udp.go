@@ -53,8 +53,10 @@ type udpConn struct {
 	pending map[uint16]*waiter
 	closed  bool
 	flow    flow
+	read1   chan struct{} // closed when the reader has read a batch; nil: nobody waits
 
-	done chan struct{} // closed when the reader has returned
+	done chan struct{}   // closed when the reader has returned
+	gate <-chan struct{} // tests': see dialUDPGated
 }
 
 // waiter is one query sent and not yet answered or forgotten.
@@ -90,6 +92,13 @@ const udpBatch = 32
 // dialUDP connects to server; bufLen bounds the size of answers accepted,
 // fl is the flow control of the queries (newFlow).
 func dialUDP(server string, bufLen int, fl flow) (*udpConn, error) {
+	return dialUDPGated(server, bufLen, fl, nil)
+}
+
+// dialUDPGated is dialUDP whose reader, if gate is not nil, takes a value
+// from gate (or finds it closed) before each read: tests hold the reader
+// back as a starved machine does.
+func dialUDPGated(server string, bufLen int, fl flow, gate <-chan struct{}) (*udpConn, error) {
 	raddr, err := net.ResolveUDPAddr("udp", server)
 	if err != nil {
 		return nil, err
@@ -109,6 +118,7 @@ func dialUDP(server string, bufLen int, fl flow) (*udpConn, error) {
 		pending: make(map[uint16]*waiter),
 		flow:    fl,
 		done:    make(chan struct{}),
+		gate:    gate,
 	}
 	if raddr.IP.To4() == nil {
 		u.batch = ipv6.NewPacketConn(conn)
@@ -284,6 +294,9 @@ func (u *udpConn) read() {
 		in[i].Buffers = [][]byte{make([]byte, u.bufLen)}
 	}
 	for {
+		if u.gate != nil {
+			<-u.gate
+		}
 		n, err := u.batch.ReadBatch(in, 0)
 		if err != nil {
 			if errors.Is(err, syscall.ECONNREFUSED) {
@@ -306,7 +319,24 @@ func (u *udpConn) read() {
 		for i := range n {
 			u.deliver(in[i].Buffers[0][:in[i].N])
 		}
+		u.mu.Lock()
+		if u.read1 != nil {
+			close(u.read1)
+			u.read1 = nil
+		}
+		u.mu.Unlock()
 	}
+}
+
+// readSignal returns a channel closed when the reader has read and
+// delivered its next batch of answers.
+func (u *udpConn) readSignal() <-chan struct{} {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.read1 == nil {
+		u.read1 = make(chan struct{})
+	}
+	return u.read1
 }
 
 // deliver hands one received packet to its waiter, if any.

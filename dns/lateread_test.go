@@ -1,0 +1,79 @@
+package dns
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/crawlkit/crawlkit/dns/dnstest"
+	mdns "github.com/miekg/dns"
+)
+
+// TestLateReadIsNoTimeout holds the socket's reader back, as a machine
+// whose cores are all busy does, while the answer sits in the socket:
+// the attempt's wait ends, but the answer is not asked for again until
+// the reader has had one more wait to read it. An answer the server
+// never sent leaves the socket empty and is asked again on time.
+func TestLateReadIsNoTimeout(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("answers unread in a socket are seen on Linux only (SIOCINQ)")
+	}
+	const wait = 200 * time.Millisecond // the first attempt's, before any answer
+	tests := []struct {
+		name     string
+		drop     bool          // the server drops the first query
+		held     time.Duration // the reader runs again this long after the query
+		queries  uint64        // sent in all
+		timeouts uint64
+	}{
+		{"answer read after its wait", false, wait + wait/2, 1, 0},
+		{"answer read after one more wait", false, 3 * wait, 2, 1},
+		{"answer lost, reader running", true, 0, 2, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := dnstest.Start(t, dnstest.Config{})
+			srv.AddAddr("a.test", 300, lo)
+			if tc.drop {
+				srv.SetFault("a.test", dnstest.Fault{Mode: dnstest.Drop, First: 1})
+			}
+			c, err := New(&Options{Nameservers: []string{srv.Addr()}, Timeout: wait, Attempts: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			gate := make(chan struct{})
+			if tc.held == 0 {
+				close(gate)
+			}
+			u, err := dialUDPGated(srv.Addr(), int(c.opts.UDPSize)+512, newFlow(c.opts.MinTimeout, c.opts.Timeout, c.opts.MaxInFlight), gate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.udp[0].close()
+			c.udp[0] = u
+			if tc.held > 0 {
+				timer := time.AfterFunc(tc.held, func() { close(gate) })
+				defer timer.Stop()
+			}
+			start := time.Now()
+			m, _, e := c.exchange(context.Background(), "a.test", "a.test.", mdns.TypeA)
+			took := time.Since(start)
+			if e != nil || m == nil || len(m.Answer) != 1 {
+				t.Fatalf("exchange: %v, %v", m, e)
+			}
+			st := c.Stats()
+			t.Logf("answered after %v; %d queries, %d timeouts", took.Round(time.Millisecond), st.Queries, st.Timeouts)
+			if st.Queries != tc.queries || st.Timeouts != tc.timeouts {
+				t.Errorf("%d queries and %d timeouts, want %d and %d", st.Queries, st.Timeouts, tc.queries, tc.timeouts)
+			}
+			if tc.held > 0 && took < tc.held {
+				t.Errorf("answered after %v, before the reader ran again (%v)", took, tc.held)
+			}
+			if tc.drop && took > wait+wait/2 {
+				t.Errorf("a lost answer asked again after %v, want about %v", took, wait)
+			}
+		})
+	}
+}
