@@ -625,14 +625,14 @@ func (x *exchange) acquire(u *udpConn) (outcome, bool) {
 // attempts meanwhile. The query gives its place in the window up after
 // windowHold, or when its wait ends if that comes first.
 //
-// A wait that ends while answers sit unread in the socket is not over
-// yet: on a machine whose cores are all busy, the socket's reader may
-// not run for tens of milliseconds after an answer came (a goroutine a
-// socket wakes is found when a core runs out of work, or by the
-// runtime's monitor at most every 10 ms), and the answer would be asked
-// for again. Until the reader has read the socket empty, for at most
-// one more wait, the attempt waits for it; an answer lost leaves the
-// socket empty, and is asked again at once as before.
+// A wait that ends while answers have come and are not handed over yet
+// (udpConn.behind) is not over: on a machine whose cores are all busy,
+// the socket's reader may not run for tens of milliseconds after an
+// answer came (a goroutine a socket wakes is found when a core runs out
+// of work, or by the runtime's monitor at most every 10 ms), and the
+// answer would be asked for again. Until the reader has caught up, for
+// at most one more wait, the attempt waits for it; an answer lost leaves
+// the reader nothing to do, and is asked again at once as before.
 func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 	c := x.c
 	s := x.sent[i]
@@ -665,7 +665,7 @@ func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 			if grace.IsZero() {
 				grace = time.Now().Add(c.opts.waitFrom(rto.rto, i))
 			}
-			if read = s.u.readSignal(); time.Now().Before(grace) && s.u.unread() {
+			if read = s.u.readSignal(); time.Now().Before(grace) && s.u.behind() {
 				continue
 			}
 			// No answer in time.
@@ -676,7 +676,7 @@ func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 			// The reader has read a batch: its answers are taken first
 			// by the next wait. With the socket read empty, that wait
 			// is the last.
-			if read = s.u.readSignal(); !s.u.unread() {
+			if read = s.u.readSignal(); !s.u.behind() {
 				grace = time.Now()
 			}
 		case ev == evSignal:

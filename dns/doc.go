@@ -40,11 +40,12 @@
 //     at most Timeout·Backoff^i (1, 3, 9, 27, 81 s by default). An answer
 //     to an earlier attempt is taken whenever it comes; a lookup without
 //     any gives up when the whole schedule has run out. A wait that ends
-//     while answers sit unread in the socket (on Linux, which tells)
-//     lasts until the socket's reader has read them, for at most one
-//     more wait: on a machine whose cores are all busy, that reader may
-//     run tens of milliseconds after an answer came, and the name would
-//     be asked again for nothing. A fast failure
+//     while answers have come and are not handed over yet (unread in
+//     the socket, which Linux tells, or read and not delivered) lasts
+//     until the socket's reader has caught up, for at most one more
+//     wait: on a machine whose cores are all busy, that reader may run
+//     tens of milliseconds after an answer came, and the name would be
+//     asked again for nothing. A fast failure
 //     (SERVFAIL, REFUSED, unreachable) moves to a server not yet tried at
 //     once.
 //   - The queries to a nameserver are paced by a window

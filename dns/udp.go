@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,6 +55,10 @@ type udpConn struct {
 	closed  bool
 	flow    flow
 	read1   chan struct{} // closed when the reader has read a batch; nil: nobody waits
+
+	// delivering is set while the reader holds answers read from the
+	// socket and not all handed to their waiters.
+	delivering atomic.Bool
 
 	done chan struct{}   // closed when the reader has returned
 	gate <-chan struct{} // tests': see dialUDPGated
@@ -316,16 +321,25 @@ func (u *udpConn) read() {
 			u.failAll(err)
 			return
 		}
+		u.delivering.Store(true)
 		for i := range n {
 			u.deliver(in[i].Buffers[0][:in[i].N])
 		}
 		u.mu.Lock()
+		u.delivering.Store(false)
 		if u.read1 != nil {
 			close(u.read1)
 			u.read1 = nil
 		}
 		u.mu.Unlock()
 	}
+}
+
+// behind reports whether answers have come that the reader has not
+// handed over yet: datagrams unread in the socket (where the system
+// tells), or a batch read and not all delivered.
+func (u *udpConn) behind() bool {
+	return u.delivering.Load() || u.unread()
 }
 
 // readSignal returns a channel closed when the reader has read and
