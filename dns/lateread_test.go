@@ -3,6 +3,7 @@ package dns
 import (
 	"context"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,8 +45,10 @@ func TestLateReadIsNoTimeout(t *testing.T) {
 			}
 			defer c.Close()
 			gate := make(chan struct{})
+			open := sync.OnceFunc(func() { close(gate) })
+			defer open() // before Close, which waits for the reader
 			if tc.held == 0 {
-				close(gate)
+				open()
 			}
 			u, err := dialUDPGated(srv.Addr(), int(c.opts.UDPSize)+512, newFlow(c.opts.MinTimeout, c.opts.Timeout, c.opts.MaxInFlight), gate)
 			if err != nil {
@@ -54,8 +57,7 @@ func TestLateReadIsNoTimeout(t *testing.T) {
 			c.udp[0].close()
 			c.udp[0] = u
 			if tc.held > 0 {
-				timer := time.AfterFunc(tc.held, func() { close(gate) })
-				defer timer.Stop()
+				time.AfterFunc(tc.held, open)
 			}
 			start := time.Now()
 			m, _, e := c.exchange(context.Background(), "a.test", "a.test.", mdns.TypeA)
