@@ -96,8 +96,8 @@ func TestCrawlStartResolvesAtOnce(t *testing.T) {
 			received++
 		}
 	}
-	t.Logf("%d hosts contacted, the last %v after the start; longest pause before it %v; %d queries, %d of them read by the server, %d retries, %d timeouts; %s",
-		len(first), last.Sub(start).Round(time.Millisecond), pause.Round(time.Millisecond), st.Queries, received, st.Retries, st.Timeouts, s.String())
+	t.Logf("%d hosts contacted, the last %v after the start; longest pause before it %v; %d queries, %d of them read by the server, %d retries, %d timeouts, %d answers read late; %s",
+		len(first), last.Sub(start).Round(time.Millisecond), pause.Round(time.Millisecond), st.Queries, received, st.Retries, st.Timeouts, st.LateReads, s.String())
 	// How long the 1,000 first requests take depends on the machine's
 	// load (the test suite runs packages in parallel); a lost query shows
 	// as a pause and as a timeout, whatever the load.

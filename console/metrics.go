@@ -61,12 +61,13 @@ var (
 	dDNSRes     = desc("dns_resolutions_total", "Resolutions the caching resolver made, by result.", "result")
 	dDNSQuery   = desc("dns_queries_total", "DNS queries sent.")
 	dDNSTimeout = desc("dns_query_timeouts_total", "DNS queries that got no answer in time.")
+	dDNSLate    = desc("dns_late_reads_total", "DNS answers that came in time and were read after their query's wait, the resolver's socket reader being behind (all cores busy); taken without asking again.")
 	dDNSEntries = desc("dns_cache_entries", "Names held by the resolver's cache.")
 
 	allDescs = []*prometheus.Desc{dStart, dEnd, dFinished, dQueued, dRetried, dDupURL, dFiltered, dSent, dSeeds,
 		dLinks, dPages, dStatus, dFetchErr, dBytes, dHosts, dBackoffs, dSinkErr, dFrontier, dKeys, dInflight, dWorkers,
 		dPaused, dFetchTime, dSize, dStage, dRobotsLook, dRobotsGet, dRobotsFail, dDNSLook, dDNSRes,
-		dDNSQuery, dDNSTimeout, dDNSEntries}
+		dDNSQuery, dDNSTimeout, dDNSLate, dDNSEntries}
 )
 
 // Describe sends the descriptions of every metric Collect may send.
@@ -168,6 +169,7 @@ func (m *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(dDNSRes, float64(d.Failures), "failure")
 		counter(dDNSQuery, float64(d.Queries))
 		counter(dDNSTimeout, float64(d.Timeouts))
+		counter(dDNSLate, float64(d.LateReads))
 		gauge(dDNSEntries, float64(d.Entries))
 	}
 }

@@ -653,6 +653,9 @@ func (x *exchange) await(i int, rto rtoState) (outcome, bool) {
 		ev, failed, out := x.wait(s.u.server, until, signal, nil)
 		switch {
 		case ev == evDone:
+			if !grace.IsZero() && out.msg != nil {
+				c.stats.lateReads.Add(1)
+			}
 			return out, true
 		case ev == evTick && holding:
 			holding = false

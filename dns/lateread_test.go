@@ -27,10 +27,11 @@ func TestLateReadIsNoTimeout(t *testing.T) {
 		held     time.Duration // the reader runs again this long after the query
 		queries  uint64        // sent in all
 		timeouts uint64
+		late     uint64 // Stats.LateReads
 	}{
-		{"answer read after its wait", false, wait + wait/2, 1, 0},
-		{"answer read after one more wait", false, 3 * wait, 2, 1},
-		{"answer lost, reader running", true, 0, 2, 1},
+		{"answer read after its wait", false, wait + wait/2, 1, 0, 1},
+		{"answer read after one more wait", false, 3 * wait, 2, 1, 0},
+		{"answer lost, reader running", true, 0, 2, 1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,9 +67,10 @@ func TestLateReadIsNoTimeout(t *testing.T) {
 				t.Fatalf("exchange: %v, %v", m, e)
 			}
 			st := c.Stats()
-			t.Logf("answered after %v; %d queries, %d timeouts", took.Round(time.Millisecond), st.Queries, st.Timeouts)
-			if st.Queries != tc.queries || st.Timeouts != tc.timeouts {
-				t.Errorf("%d queries and %d timeouts, want %d and %d", st.Queries, st.Timeouts, tc.queries, tc.timeouts)
+			t.Logf("answered after %v; %d queries, %d timeouts, %d read late", took.Round(time.Millisecond), st.Queries, st.Timeouts, st.LateReads)
+			if st.Queries != tc.queries || st.Timeouts != tc.timeouts || st.LateReads != tc.late {
+				t.Errorf("%d queries, %d timeouts and %d read late, want %d, %d and %d",
+					st.Queries, st.Timeouts, st.LateReads, tc.queries, tc.timeouts, tc.late)
 			}
 			if tc.held > 0 && took < tc.held {
 				t.Errorf("answered after %v, before the reader ran again (%v)", took, tc.held)

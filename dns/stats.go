@@ -24,6 +24,12 @@ type Stats struct {
 	Retries      uint64 // queries that were not the first for their name and type
 	Timeouts     uint64 // queries that got no answer within their wait
 	TCPFallbacks uint64 // truncated UDP answers asked again over TCP
+	// LateReads counts answers that had come within their query's wait
+	// and were handed over after it, by a socket reader that was behind:
+	// the machine's cores were all busy. They were taken without asking
+	// again (see the package doc); a rising rate says the crawler needs
+	// more CPU than it has.
+	LateReads uint64
 
 	Evictions uint64 // cache entries dropped by the size bound
 	Entries   int    // names cached now (expired ones until replaced or evicted)
@@ -59,6 +65,7 @@ type counters struct {
 	local, prefetches               atomic.Uint64
 	resolved, notFound, failures    atomic.Uint64
 	queries, retries, timeouts, tcp atomic.Uint64
+	lateReads                       atomic.Uint64
 	latCount, latSum, latMax        atomic.Uint64 // ns
 	latBuckets                      [latencyBuckets]atomic.Uint64
 }
@@ -120,6 +127,7 @@ func (c *Caching) Stats() Stats {
 	s.Retries = k.retries.Load()
 	s.Timeouts = k.timeouts.Load()
 	s.TCPFallbacks = k.tcp.Load()
+	s.LateReads = k.lateReads.Load()
 
 	l := &s.Latency
 	l.Count = k.latCount.Load()
