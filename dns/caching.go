@@ -78,7 +78,7 @@ func New(opts *Options) (*Caching, error) {
 		tcp:   &mdns.Client{Net: "tcp", Timeout: o.MaxTimeout, UDPSize: o.UDPSize},
 	}
 	for _, s := range o.Nameservers {
-		u, err := dialUDP(s, int(o.UDPSize)+512, newFlow(o.MinTimeout, o.Timeout, o.MaxInFlight))
+		u, err := o.dialUDP(s, nil)
 		if err != nil {
 			for _, u := range c.udp {
 				u.close()
@@ -95,6 +95,12 @@ func New(opts *Options) (*Caching, error) {
 		go c.tick()
 	}
 	return c, nil
+}
+
+// dialUDP opens the socket to nameserver server with o's answer size and
+// flow control; gate is dialUDPGated's (nil but in tests).
+func (o *Options) dialUDP(server string, gate <-chan struct{}) (*udpConn, error) {
+	return dialUDPGated(server, int(o.UDPSize)+512, newFlow(o.MinTimeout, o.Timeout, o.MaxInFlight), gate)
 }
 
 // tick refreshes the coarse clock until Close.

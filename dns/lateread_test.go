@@ -51,7 +51,7 @@ func TestLateReadIsNoTimeout(t *testing.T) {
 			if tc.held == 0 {
 				open()
 			}
-			u, err := dialUDPGated(srv.Addr(), int(c.opts.UDPSize)+512, newFlow(c.opts.MinTimeout, c.opts.Timeout, c.opts.MaxInFlight), gate)
+			u, err := c.opts.dialUDP(srv.Addr(), gate)
 			if err != nil {
 				t.Fatal(err)
 			}
